@@ -1,0 +1,46 @@
+#include "config.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace xrdma {
+
+static const Knob knobs[] = {
+    {"XRDMA_LOG_LEVEL", "warn", "Logging threshold: error, warn, info or debug."},
+    {"XRDMA_MAX_IMAGE_SIZE", "67108864",
+     "Largest image (bytes) a target accepts or an origin registers."},
+    {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
+    {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},
+    {nullptr, nullptr, nullptr},
+};
+
+const Knob *config_knobs() { return knobs; }
+
+const char *config_get(const char *name)
+{
+    for (const Knob *k = knobs; k->name; ++k) {
+        if (strcmp(k->name, name) == 0) {
+            const char *v = getenv(name);
+            return (v && *v) ? v : k->default_value;
+        }
+    }
+    fprintf(stderr, "xrdma: internal error: unknown knob %s\n", name);
+    abort();
+}
+
+unsigned long long config_get_ull(const char *name)
+{
+    const char *v = config_get(name);
+    char *end = nullptr;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (end == v || *end != '\0') {
+        const Knob *k = config_knobs();
+        while (strcmp(k->name, name) != 0) ++k;
+        fprintf(stderr, "xrdma: %s=%s is not a number; using %s\n", name, v, k->default_value);
+        return strtoull(k->default_value, nullptr, 0);
+    }
+    return x;
+}
+
+}  // namespace xrdma

@@ -1,0 +1,62 @@
+// Image container: what xrdma-cc writes and what travels to a target.
+// Layout and rules: man/xrdma-image.5. Every field is validated by parse().
+#pragma once
+
+#include "ucx_ifunc.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xrdma {
+
+using Hash = std::array<uint8_t, 32>;  // SHA-256
+
+enum class PartKind : uint32_t { native_elf = 1, llvm_bitcode = 2 };
+
+// One part as seen in a parsed image: views into the image bytes.
+struct PartView {
+    PartKind kind;
+    std::string_view triple;  // e.g. "x86_64-linux-gnu"
+    const uint8_t *data;
+    size_t size;
+};
+
+// A validated image: views stay valid while the bytes they point into live.
+struct ImageView {
+    uint16_t version;
+    Hash hash;
+    std::vector<std::string_view> entries;
+    std::vector<PartView> parts;
+    bool has_entry(std::string_view name) const;
+};
+
+// Validate @p bytes and fill @p out. Returns a distinct status per class of
+// damage: TRUNCATED, BAD_MAGIC, BAD_VERSION, BAD_LENGTH, HASH_MISMATCH, and
+// NO_ENTRY for an image without entries. @p why gets a readable cause.
+ucx_ifunc_status_t image_parse(const uint8_t *bytes, size_t size, ImageView *out,
+                               std::string *why);
+
+// What to write into an image.
+struct PartSpec {
+    PartKind kind;
+    std::string triple;
+    std::vector<uint8_t> data;
+};
+
+// Build an image (with its hash) from entries and parts.
+std::vector<uint8_t> image_build(const std::vector<std::string> &entries,
+                                 const std::vector<PartSpec> &parts);
+
+// Hash of an image as stored in its header (no validation beyond the size).
+bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
+
+// The triple this process runs on, as written into native parts.
+const std::string &host_triple();
+
+std::string hash_hex(const Hash &h, size_t nbytes = 32);
+
+}  // namespace xrdma

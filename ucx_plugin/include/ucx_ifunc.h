@@ -1,0 +1,230 @@
+/**
+ * @file ucx_ifunc.h
+ * @brief Injected functions over UCX: send code to a peer and run it there.
+ *
+ * A context is bound to one ucp_worker_h. The origin registers an image
+ * (built by `xrdma-cc`) and invokes one of its entries on a ucp_ep_h; the
+ * first invocation to a peer carries the image, later ones only its hash.
+ * The target loads the code from memory, caches it by hash, runs it, and the
+ * reply comes back to the origin's completion callback. Nothing here is
+ * thread-safe unless stated: use one context from one thread at a time.
+ */
+#ifndef UCX_IFUNC_H
+#define UCX_IFUNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this library, "MAJOR.MINOR.PATCH". */
+const char *ucx_ifunc_version(void);
+
+/**
+ * Status of every call and completion. Values are stable (part of the wire
+ * protocol: a target sends them back to the origin).
+ */
+typedef enum {
+    UCX_IFUNC_OK                 = 0,  /**< Success. */
+    UCX_IFUNC_INPROGRESS         = 1,  /**< Accepted, completes later. */
+    UCX_IFUNC_ERR_INVALID_PARAM  = -1, /**< Bad argument from the caller. */
+    UCX_IFUNC_ERR_NO_MEMORY      = -2, /**< Out of memory. */
+    UCX_IFUNC_ERR_IO             = -3, /**< File could not be read. */
+    UCX_IFUNC_ERR_TRUNCATED      = -10, /**< Image shorter than it says. */
+    UCX_IFUNC_ERR_BAD_MAGIC      = -11, /**< Not an XRDMA image. */
+    UCX_IFUNC_ERR_BAD_VERSION    = -12, /**< Unsupported format version. */
+    UCX_IFUNC_ERR_BAD_LENGTH     = -13, /**< A length/offset/count lies outside the image. */
+    UCX_IFUNC_ERR_HASH_MISMATCH  = -14, /**< Content does not match its hash. */
+    UCX_IFUNC_ERR_NO_ENTRY       = -15, /**< The named entry does not exist. */
+    UCX_IFUNC_ERR_NO_PART        = -16, /**< No part this target can run. */
+    UCX_IFUNC_ERR_BAD_CODE       = -17, /**< A part is not valid code (bad ELF/bitcode). */
+    UCX_IFUNC_ERR_LINK           = -18, /**< Loading failed (unresolved symbol, ...). */
+    UCX_IFUNC_ERR_DENIED         = -19, /**< Refused by the target's policy. */
+    UCX_IFUNC_ERR_FAULT          = -20, /**< The ifunc faulted at the target. */
+    UCX_IFUNC_ERR_RETURN         = -21, /**< The ifunc returned non-zero. */
+    UCX_IFUNC_ERR_PEER           = -22, /**< Peer unreachable or failed. */
+    UCX_IFUNC_ERR_NO_ROUTE       = -23, /**< Forward/reply to an unknown rank. */
+    UCX_IFUNC_ERR_PROTOCOL       = -24, /**< Malformed wire message. */
+    UCX_IFUNC_ERR_TRANSPORT      = -25, /**< UCX reported an error. */
+    UCX_IFUNC_ERR_TIMEOUT        = -26, /**< The ifunc ran too long. */
+    UCX_IFUNC_ERR_NEED_CODE      = -27  /**< Internal: target lacks the code. */
+} ucx_ifunc_status_t;
+
+/** Short human-readable name of a status, never NULL. */
+const char *ucx_ifunc_status_string(ucx_ifunc_status_t status);
+
+/** A context: the ifunc state of one ucp_worker_h. */
+typedef struct ucx_ifunc_context *ucx_ifunc_context_h;
+/** A registered image entry at the origin. */
+typedef struct ucx_ifunc *ucx_ifunc_h;
+
+/** Runs an ifunc entry at the target; the MPI layer installs its own. */
+typedef int (*ucx_ifunc_dispatch_fn_t)(void *dispatch_arg, struct xrdma_ctx *ctx,
+                                       int (*entry)(struct xrdma_ctx *, const void *, size_t),
+                                       const void *payload, size_t payload_size);
+
+/** Context parameters; zero-initialise, then set what you need. */
+typedef struct {
+    ucp_worker_h worker;   /**< Required. The worker whose AM ids we use. */
+    int          rank;     /**< This process's rank for forwarding (default 0). */
+    int          size;     /**< Number of ranks (xrdma_size()); default 1. */
+    void        *user_ptr; /**< Returned by xrdma_user_ptr() in ifuncs. */
+    /** Optional: called to run each entry (default: entry(ctx,payload,size)). */
+    ucx_ifunc_dispatch_fn_t dispatch;
+    void        *dispatch_arg; /**< Passed to @ref dispatch. */
+} ucx_ifunc_context_params_t;
+
+/**
+ * Create a context on a worker. The worker's context must have been created
+ * with UCP_FEATURE_AM (and UCP_FEATURE_RMA for put-and-poll).
+ */
+ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *params,
+                                            ucx_ifunc_context_h *ctx_p);
+
+/**
+ * Destroy a context. Pending invocations complete with UCX_IFUNC_ERR_PEER.
+ * Registered ifuncs must be deregistered first.
+ */
+void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx);
+
+/**
+ * Make peer @p rank reachable through @p ep for forwarding and for replies
+ * to forwarded calls. Replaces an earlier mapping of that rank.
+ */
+ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank,
+                                      ucp_ep_h ep);
+
+/**
+ * Tell the context that @p ep failed (e.g. from the ep's error handler):
+ * every invocation pending on it completes with UCX_IFUNC_ERR_PEER.
+ */
+void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep);
+
+/**
+ * Register entry @p entry of the image in file @p path. The file is read
+ * once; the origin keeps the bytes. @p entry NULL: the image's only entry.
+ */
+ucx_ifunc_status_t ucx_ifunc_register_file(ucx_ifunc_context_h ctx,
+                                           const char *path, const char *entry,
+                                           ucx_ifunc_h *ifunc_p);
+
+/** Flags for ucx_ifunc_register_mem(). */
+enum {
+    /** Skip the origin-side validation (tests and tools that probe targets). */
+    UCX_IFUNC_REGISTER_NO_VERIFY = 1u << 0
+};
+
+/** Register entry @p entry of an image in memory (copied). */
+ucx_ifunc_status_t ucx_ifunc_register_mem(ucx_ifunc_context_h ctx,
+                                          const void *image, size_t size,
+                                          const char *entry, unsigned flags,
+                                          ucx_ifunc_h *ifunc_p);
+
+/** Deregister; invocations already issued still complete. */
+void ucx_ifunc_deregister(ucx_ifunc_h ifunc);
+
+/** Hash of the registered image (32 bytes, SHA-256). */
+const uint8_t *ucx_ifunc_hash(ucx_ifunc_h ifunc);
+
+/** What an invocation's completion receives. Valid only during the callback. */
+typedef struct {
+    ucx_ifunc_status_t status;     /**< Outcome. */
+    const void        *reply;      /**< Reply bytes from the final target. */
+    size_t             reply_size; /**< Their size. */
+    int                rank;       /**< Rank that completed (or failed) it; -1 if unknown. */
+    const char        *message;    /**< Readable cause on error, "" on success. */
+} ucx_ifunc_result_t;
+
+/** Completion callback of an invocation. */
+typedef void (*ucx_ifunc_complete_cb_t)(const ucx_ifunc_result_t *result,
+                                        void *user_data);
+
+/**
+ * Invoke @p ifunc at the peer behind @p ep with @p args (copied before return).
+ * On UCX_IFUNC_INPROGRESS, @p cb is called exactly once, from
+ * ucx_ifunc_progress(), when the reply (or an error) arrived. Any other
+ * return is an immediate failure and @p cb is not called.
+ */
+ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep,
+                                       const void *args, size_t args_size,
+                                       ucx_ifunc_complete_cb_t cb,
+                                       void *user_data);
+
+/**
+ * Progress the worker and the context: run arrived ifuncs, deliver replies.
+ * @return number of events handled (0 = nothing happened).
+ */
+unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);
+
+/** Number of invocations this origin has issued and not yet completed. */
+size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx);
+
+/**
+ * Target side: drop every cached image (loaded code is unloaded). Later
+ * invocations carrying only a hash get "need code" and are resent with it.
+ */
+void ucx_ifunc_cache_flush(ucx_ifunc_context_h ctx);
+
+/** Counters of a context, for tests, tools and benchmarks. */
+typedef struct {
+    uint64_t invocations_sent;   /**< Invocation messages sent (incl. resends, forwards). */
+    uint64_t code_sends;         /**< Of those, how many carried the image. */
+    uint64_t bytes_sent;         /**< Bytes of all messages sent (header+payload). */
+    uint64_t need_code_received; /**< "need code" answers received. */
+    uint64_t executed;           /**< Ifuncs run at this target. */
+    uint64_t forwarded;          /**< Invocations this target forwarded. */
+    uint64_t rejected;           /**< Invocations this target refused (error replies). */
+    uint64_t images_loaded;      /**< Images loaded into the code cache. */
+    uint64_t cache_entries;      /**< Images cached right now. */
+} ucx_ifunc_stats_t;
+
+/** Read the counters. */
+void ucx_ifunc_stats(ucx_ifunc_context_h ctx, ucx_ifunc_stats_t *stats);
+
+/* ------------------------------------------------------------------ */
+/* Put-and-poll mode (X-RDMA path): the origin writes a frame with
+ * ucp_put_nbx into a buffer the target exposes; the target finds it by
+ * polling that buffer. No AM, no reply: the ifunc may reply on its own. */
+
+/** A frame built for one invocation. */
+typedef struct {
+    void  *frame;      /**< Frame bytes (owned). */
+    size_t frame_size; /**< Its size; the target buffer must be at least this. */
+} ucx_ifunc_frame_t;
+
+/**
+ * Build a frame for @p ifunc with @p args. With @p with_code 0 the frame
+ * carries only the hash: the target must already have the image cached.
+ */
+ucx_ifunc_status_t ucx_ifunc_frame_create(ucx_ifunc_h ifunc, const void *args,
+                                          size_t args_size, int with_code,
+                                          ucx_ifunc_frame_t *frame);
+/** Free a frame's bytes. */
+void ucx_ifunc_frame_free(ucx_ifunc_frame_t *frame);
+/** Pointer to the argument bytes inside a frame (to update them in place). */
+void *ucx_ifunc_frame_args(ucx_ifunc_frame_t *frame, size_t *args_size);
+
+/**
+ * Write @p frame into the target buffer at @p remote_addr: the body, a fence,
+ * then the header's ready word, so the target never sees half a frame.
+ * Returns UCX_IFUNC_OK or UCX_IFUNC_INPROGRESS (flush the ep to complete).
+ */
+ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, const ucx_ifunc_frame_t *frame,
+                                       uint64_t remote_addr, ucp_rkey_h rkey);
+
+/**
+ * Target side: if @p buffer holds a complete frame, validate it, load the
+ * code (cached by hash), run it and clear the buffer for the next frame.
+ * @return UCX_IFUNC_OK if a frame ran, UCX_IFUNC_INPROGRESS if none is
+ * there yet, or an error (the frame was consumed and dropped).
+ */
+ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer,
+                                  size_t buffer_size, void *target_args);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UCX_IFUNC_H */

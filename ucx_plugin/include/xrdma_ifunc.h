@@ -1,0 +1,88 @@
+/**
+ * @file xrdma_ifunc.h
+ * @brief The runtime API that injected functions (ifuncs) call at the target.
+ *
+ * An ifunc is written as
+ * @code
+ *   #include <xrdma_ifunc.h>
+ *   XRDMA_IFUNC(add) { ... uses ctx, args, args_size ... return 0; }
+ * @endcode
+ * and compiled into an image with `xrdma-cc`. The functions below are
+ * resolved in the target process when the image is loaded there; the target
+ * never had the ifunc's code installed.
+ *
+ * The plugin layer (libucx_ifunc) implements xrdma_reply(), xrdma_forward(),
+ * xrdma_origin(), xrdma_rank(), xrdma_size() and xrdma_user_ptr(). The MPI
+ * layer (libmpix_xrdma) adds the window accessors xrdma_target(),
+ * xrdma_incoming() and xrdma_win_base(); an image that calls them can only be
+ * loaded by a target that runs the MPI layer.
+ */
+#ifndef XRDMA_IFUNC_H
+#define XRDMA_IFUNC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#define XRDMA_IFUNC_LINKAGE extern "C"
+#else
+#define XRDMA_IFUNC_LINKAGE
+#endif
+
+/** Opaque per-invocation context handed to every ifunc entry. */
+typedef struct xrdma_ctx xrdma_ctx_t;
+
+/** Signature of an ifunc entry point. Non-zero return = failure at origin. */
+typedef int (*xrdma_ifunc_entry_t)(xrdma_ctx_t *ctx, const void *args,
+                                   size_t args_size);
+
+/**
+ * Define an ifunc entry named @p name. The definition that follows has
+ * `ctx`, `args` and `args_size` in scope. The marker symbol lets xrdma-cc
+ * list the entries of an image without running any of its code.
+ */
+#define XRDMA_IFUNC(name)                                                     \
+    XRDMA_IFUNC_LINKAGE __attribute__((visibility("default"), used))          \
+    const char __xrdma_entry_##name[] = #name;                                 \
+    XRDMA_IFUNC_LINKAGE __attribute__((visibility("default")))                \
+    int name(xrdma_ctx_t *ctx, const void *args, size_t args_size)
+
+/**
+ * Send @p bytes of @p buf to the origin as the reply of this invocation.
+ * At most one reply per invocation, and not together with xrdma_forward().
+ * @return 0 on success, a negative value on error (already replied, ...).
+ */
+int xrdma_reply(xrdma_ctx_t *ctx, const void *buf, size_t bytes);
+
+/**
+ * Run the same ifunc again at peer @p rank with new arguments; the rank that
+ * finally does not forward replies straight to the original origin.
+ * At most one forward per invocation, and not together with xrdma_reply().
+ * @return 0 on success, a negative value on error (unknown rank, ...).
+ */
+int xrdma_forward(xrdma_ctx_t *ctx, int rank, const void *args,
+                  size_t args_size);
+
+/** Rank of the process where this invocation started (the origin). */
+int xrdma_origin(xrdma_ctx_t *ctx);
+/** Rank of this (the executing) process. */
+int xrdma_rank(xrdma_ctx_t *ctx);
+/** Number of ranks known to this process (MPI: the window's group size). */
+int xrdma_size(xrdma_ctx_t *ctx);
+/** The user pointer the target gave its ifunc context (plugin layer). */
+void *xrdma_user_ptr(xrdma_ctx_t *ctx);
+/** Put-and-poll mode: the target_args the target passed to ucx_ifunc_poll(). */
+void *xrdma_target_args(xrdma_ctx_t *ctx);
+
+/* ---- MPI layer (libmpix_xrdma) ---- */
+/** Target region of this operation (at target_disp), its size in bytes. */
+void *xrdma_target(xrdma_ctx_t *ctx, size_t *bytes);
+/** Xput: the origin data that arrived with this operation. */
+const void *xrdma_incoming(xrdma_ctx_t *ctx, size_t *bytes);
+/** The whole local window memory of this rank. */
+void *xrdma_win_base(xrdma_ctx_t *ctx, size_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XRDMA_IFUNC_H */

@@ -1,0 +1,14 @@
+lib_LTLIBRARIES += libucx_ifunc.la
+libucx_ifunc_la_SOURCES = \
+	ucx_plugin/config.cc ucx_plugin/config.h \
+	ucx_plugin/log.cc ucx_plugin/log.h \
+	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
+	ucx_plugin/image.cc ucx_plugin/image.h \
+	ucx_plugin/elf.cc ucx_plugin/elf.h
+libucx_ifunc_la_LIBADD = $(UCX_LIBS)
+libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
+
+include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
+ucx_ifunc_includedir = $(includedir)/ucx_ifunc
+ucx_ifunc_include_HEADERS =
+pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc

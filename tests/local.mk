@@ -1,1 +1,5 @@
-# tests
+AM_TESTS_ENVIRONMENT = \
+	XRDMA_TEST_BUILDDIR='$(abs_top_builddir)'; export XRDMA_TEST_BUILDDIR; \
+	XRDMA_TEST_SRCDIR='$(abs_top_srcdir)'; export XRDMA_TEST_SRCDIR;
+GTEST_LIBS = -lgtest -lpthread
+include tests/plugin/unit.mk

@@ -1,1 +1,2 @@
-# tools
+include tools/xrdma-cc.mk
+include tools/xrdma_info.mk

@@ -1,0 +1,1 @@
+# xrdma-cc: see issue 2

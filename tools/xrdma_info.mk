@@ -1,0 +1,1 @@
+# xrdma_info

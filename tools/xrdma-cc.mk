@@ -1,1 +1,5 @@
-# xrdma-cc: see issue 2
+# xrdma-cc: compiler driver that turns ifunc sources into images
+bin_PROGRAMS += tools/xrdma-cc
+tools_xrdma_cc_SOURCES = tools/xrdma-cc.cc
+tools_xrdma_cc_LDADD = libucx_ifunc.la
+dist_man_MANS += man/xrdma-cc.1 man/xrdma-image.5

@@ -3,3 +3,5 @@ AM_TESTS_ENVIRONMENT = \
 	XRDMA_TEST_SRCDIR='$(abs_top_srcdir)'; export XRDMA_TEST_SRCDIR;
 GTEST_LIBS = -lgtest -lpthread
 include tests/plugin/unit.mk
+include tests/plugin/info.mk
+include tests/plugin/peers.mk

@@ -4,11 +4,18 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/log.cc ucx_plugin/log.h \
 	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
 	ucx_plugin/image.cc ucx_plugin/image.h \
-	ucx_plugin/elf.cc ucx_plugin/elf.h
-libucx_ifunc_la_LIBADD = $(UCX_LIBS)
+	ucx_plugin/elf.cc ucx_plugin/elf.h \
+	ucx_plugin/wire.cc ucx_plugin/wire.h \
+	ucx_plugin/loader_native.cc ucx_plugin/loader_native.h \
+	ucx_plugin/code_cache.cc ucx_plugin/code_cache.h \
+	ucx_plugin/context.cc ucx_plugin/context.h \
+	ucx_plugin/origin.cc ucx_plugin/target.cc \
+	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h \
+	ucx_plugin/compat.cc
+libucx_ifunc_la_LIBADD = $(UCX_LIBS) -ldl
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
 ucx_ifunc_includedir = $(includedir)/ucx_ifunc
-ucx_ifunc_include_HEADERS =
+ucx_ifunc_include_HEADERS = ucx_plugin/include/ucx_ifunc/ucp_compat.h
 pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc

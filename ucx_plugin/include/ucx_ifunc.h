@@ -61,6 +61,8 @@ typedef struct ucx_ifunc_context *ucx_ifunc_context_h;
 /** A registered image entry at the origin. */
 typedef struct ucx_ifunc *ucx_ifunc_h;
 
+struct xrdma_ctx;
+
 /** Runs an ifunc entry at the target; the MPI layer installs its own. */
 typedef int (*ucx_ifunc_dispatch_fn_t)(void *dispatch_arg, struct xrdma_ctx *ctx,
                                        int (*entry)(struct xrdma_ctx *, const void *, size_t),
@@ -208,11 +210,12 @@ void ucx_ifunc_frame_free(ucx_ifunc_frame_t *frame);
 void *ucx_ifunc_frame_args(ucx_ifunc_frame_t *frame, size_t *args_size);
 
 /**
- * Write @p frame into the target buffer at @p remote_addr: the body, a fence,
- * then the header's ready word, so the target never sees half a frame.
- * Returns UCX_IFUNC_OK or UCX_IFUNC_INPROGRESS (flush the ep to complete).
+ * Write @p frame into the target buffer at @p remote_addr with one put. A
+ * fresh nonce and checksum are stamped first, so the target never runs a
+ * frame that is only partly written. The frame must stay untouched until the
+ * put completes. Returns UCX_IFUNC_OK or UCX_IFUNC_INPROGRESS (flush the ep).
  */
-ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, const ucx_ifunc_frame_t *frame,
+ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame,
                                        uint64_t remote_addr, ucp_rkey_h rkey);
 
 /**

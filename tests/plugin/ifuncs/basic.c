@@ -1,0 +1,91 @@
+/* Ifuncs the plugin tests ship to target processes that never had them. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <xrdma_ifunc.h>
+
+#include "../peer_state.h"
+
+/* Reply the sum of the uint64 arguments. */
+XRDMA_IFUNC(add_u64)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i + 8 <= args_size; i += 8) {
+        uint64_t v;
+        memcpy(&v, (const char *)args + i, 8);
+        sum += v;
+    }
+    return xrdma_reply(ctx, &sum, sizeof(sum));
+}
+
+/* Increment the target's counter (its user pointer) and reply the new value. */
+XRDMA_IFUNC(count)
+{
+    struct peer_state *st = xrdma_user_ptr(ctx);
+    uint64_t v = ++st->counter;
+    return xrdma_reply(ctx, &v, sizeof(v));
+}
+
+/* Return the value given as argument (non-zero = failure at the origin). */
+XRDMA_IFUNC(fail_with)
+{
+    int32_t rc = 0;
+    if (args_size >= 4) memcpy(&rc, args, 4);
+    return rc;
+}
+
+/* Visit the ranks in route[], appending each visited rank to path[]; the last
+ * one replies the whole chase_args to the origin. */
+XRDMA_IFUNC(chase)
+{
+    struct chase_args a;
+    if (args_size != sizeof(a)) return 100;
+    memcpy(&a, args, sizeof(a));
+    if (a.n >= CHASE_MAX) return 101;
+    a.path[a.n++] = xrdma_rank(ctx);
+    a.origin = xrdma_origin(ctx);
+    if (a.n >= a.hops) return xrdma_reply(ctx, &a, sizeof(a));
+    int rc = xrdma_forward(ctx, a.route[a.n], &a, sizeof(a));
+    return rc;  /* -2: unknown rank */
+}
+
+/* Tell where the code runs: the cwd's entry count and the memory mapping
+ * that holds this very function. */
+XRDMA_IFUNC(where)
+{
+    char out[512] = {0};
+    int entries = 0;
+    DIR *d = opendir(".");
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
+        closedir(d);
+    }
+    int n = snprintf(out, sizeof(out), "%d\n", entries);
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[400];
+    uintptr_t self = (uintptr_t)&where;
+    while (f && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && self >= lo && self < hi) {
+            snprintf(out + n, sizeof(out) - n, "%s", line);
+            break;
+        }
+    }
+    if (f) fclose(f);
+    return xrdma_reply(ctx, out, strlen(out));
+}
+
+/* Put-and-poll: add the uint64 argument to the counter in target_args. */
+XRDMA_IFUNC(poll_add)
+{
+    struct peer_state *st = xrdma_target_args(ctx);
+    uint64_t v;
+    if (!st || args_size != 8) return 1;
+    memcpy(&v, args, 8);
+    st->counter += v;
+    return 0;
+}

@@ -1,0 +1,95 @@
+// A target process for the plugin tests. It has no ifunc code of its own: it
+// runs whatever arrives. Driven by the test over a control socket:
+//   'H' (sent first, by the peer): address, buffer address, rkey
+//   'C' rank + address: connect to that rank (peer table)
+//   'F' flush the code cache        'S' stats      'G' state (counter)
+//   'P' mode: poll the buffer: 0 off, 1 ucx_ifunc_poll, 2 ucp_poll_ifunc
+//   'Q' quit
+#include "peer_state.h"
+#include "ucx_env.h"
+#include "ucx_ifunc.h"
+#include "ucx_ifunc/ucp_compat.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace xrdma_test;
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s CTRL_FD RANK SIZE\n", argv[0]);
+        return 2;
+    }
+    int fd = atoi(argv[1]);
+    int rank = atoi(argv[2]);
+    UcxEnv env;
+    peer_state state{};
+    ucx_ifunc_context_params_t cp{};
+    cp.worker = env.worker;
+    cp.rank = rank;
+    cp.size = atoi(argv[3]);
+    cp.user_ptr = &state;
+    ucx_ifunc_context_h ctx;
+    if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK) return 3;
+
+    std::vector<uint8_t> hello{'H'};
+    put_u64(hello, env.address.size());
+    hello.insert(hello.end(), env.address.begin(), env.address.end());
+    put_u64(hello, reinterpret_cast<uint64_t>(env.buffer));
+    hello.insert(hello.end(), env.rkey.begin(), env.rkey.end());
+    if (!ctrl_send(fd, hello)) return 4;
+
+    std::vector<ucp_ep_h> eps;
+    int poll_mode = 0;
+    unsigned idle = 0;
+    for (;;) {
+        unsigned n = ucx_ifunc_progress(ctx);
+        if (poll_mode == 1 && ucx_ifunc_poll(ctx, env.buffer, env.buffer_size, &state) != UCX_IFUNC_INPROGRESS) ++n;
+        if (poll_mode == 2 && ucp_poll_ifunc(env.context, env.buffer, env.buffer_size, &state.counter,
+                                             env.worker) != UCS_ERR_NO_MESSAGE) ++n;
+        if (n) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 256) continue;
+        sched_yield();  // oversubscribed test machines: let the others run
+        struct pollfd pf{fd, POLLIN, 0};
+        if (poll(&pf, 1, 0) <= 0) continue;
+        std::vector<uint8_t> m;
+        if (!ctrl_recv(fd, &m) || m.empty()) break;  // the test went away
+        std::vector<uint8_t> ok{'k'};
+        switch (m[0]) {
+        case 'C': {
+            int r = int(get_u64(&m[1]));
+            ucp_ep_h ep = env.connect(std::vector<uint8_t>(m.begin() + 9, m.end()));
+            eps.push_back(ep);
+            ucx_ifunc_peer_add(ctx, r, ep);
+            break;
+        }
+        case 'F': ucx_ifunc_cache_flush(ctx); break;
+        case 'S': {
+            ucx_ifunc_stats_t s;
+            ucx_ifunc_stats(ctx, &s);
+            ok.insert(ok.end(), reinterpret_cast<uint8_t *>(&s), reinterpret_cast<uint8_t *>(&s) + sizeof(s));
+            break;
+        }
+        case 'G': put_u64(ok, state.counter); break;
+        case 'P': poll_mode = m[1]; break;
+        case 'Q':
+            for (ucp_ep_h ep : eps) env.close(ep);
+            ucx_ifunc_context_destroy(ctx);
+            ctrl_send(fd, ok);
+            return 0;
+        default: ok[0] = '?';
+        }
+        ctrl_send(fd, ok);
+    }
+    ucx_ifunc_context_destroy(ctx);
+    return 0;
+}

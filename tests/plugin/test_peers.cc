@@ -1,0 +1,377 @@
+// The plugin between real processes, over shared memory and over TCP:
+// invoke/reply, forwarding through a third process, code sent once per peer,
+// need-code recovery, put-and-poll, the published-API compat layer, and bad
+// input at the target (which must keep serving).
+#include "cluster.h"
+#include "image.h"
+#include "peer_state.h"
+#include "ucx_ifunc/ucp_compat.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+using namespace xrdma_test;
+
+namespace {
+
+std::vector<uint8_t> read_image(const std::string &name)
+{
+    std::ifstream in(Cluster::image_path(name), std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+uint64_t as_u64(const std::vector<uint8_t> &v)
+{
+    uint64_t x = 0;
+    EXPECT_EQ(v.size(), 8u);
+    if (v.size() == 8) memcpy(&x, v.data(), 8);
+    return x;
+}
+
+class Plugin : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { use_transport(GetParam()); }
+
+    void start(int npeers) { c = std::make_unique<Cluster>(npeers); }
+
+    ucx_ifunc_h reg(const std::string &image, const char *entry)
+    {
+        ucx_ifunc_h f = nullptr;
+        EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path(image).c_str(), entry, &f));
+        fs.push_back(f);
+        return f;
+    }
+    ucx_ifunc_h reg_mem(const std::vector<uint8_t> &img, const char *entry, unsigned flags = 0)
+    {
+        ucx_ifunc_h f = nullptr;
+        EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_mem(c->ctx, img.data(), img.size(), entry, flags, &f));
+        fs.push_back(f);
+        return f;
+    }
+    // The target still runs valid code after whatever happened before.
+    void expect_serving(int rank)
+    {
+        ucx_ifunc_h add = reg("basic", "add_u64");
+        uint64_t a[2] = {40, 2};
+        Result r = c->invoke(add, rank, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(42u, as_u64(r.reply));
+        EXPECT_TRUE(c->peer_alive(rank));
+    }
+    void TearDown() override
+    {
+        for (auto f : fs) ucx_ifunc_deregister(f);
+        c.reset();
+    }
+
+    std::unique_ptr<Cluster> c;
+    std::vector<ucx_ifunc_h> fs;
+};
+
+TEST_P(Plugin, InvokeReturnsReply)
+{
+    start(1);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    uint64_t a[3] = {1, 2, 3};
+    Result r = c->invoke(add, 1, a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(6u, as_u64(r.reply));
+    EXPECT_EQ(1, r.rank);
+}
+
+TEST_P(Plugin, IfuncChangesTargetState)
+{
+    start(1);
+    ucx_ifunc_h count = reg("basic", "count");
+    for (uint64_t i = 1; i <= 5; ++i) {
+        Result r = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(i, as_u64(r.reply));
+    }
+    EXPECT_EQ(5u, c->peer_counter(1));
+}
+
+TEST_P(Plugin, ManyInFlightCompleteInOrder)
+{
+    start(1);
+    ucx_ifunc_h count = reg("basic", "count");
+    std::vector<Result> rs(200);
+    for (auto &r : rs) c->invoke_async(count, 1, nullptr, 0, &r);
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    for (size_t i = 0; i < rs.size(); ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, rs[i].status) << rs[i].message;
+        EXPECT_EQ(i + 1, as_u64(rs[i].reply)) << "operations ran out of issue order";
+    }
+}
+
+TEST_P(Plugin, CodeIsSentOncePerPeer)
+{
+    start(2);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    const size_t image_size = read_image("basic").size();
+    uint64_t a[1] = {7};
+    for (int i = 0; i < 10; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(10u, s.invocations_sent);
+    EXPECT_EQ(1u, s.code_sends);
+    // One image plus ten small headers, nothing more.
+    EXPECT_GE(s.bytes_sent, image_size);
+    EXPECT_LT(s.bytes_sent, image_size + 10 * 128);
+    // A second peer gets the code once too.
+    ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 2, a, sizeof(a)).status);
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(2u, s.code_sends);
+    EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
+    EXPECT_EQ(10u, c->peer_stats(1).executed);
+}
+
+TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
+{
+    start(1);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    uint64_t a[2] = {5, 6};
+    ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
+    c->ctrl(1, {'F'});
+    EXPECT_EQ(0u, c->peer_stats(1).cache_entries);
+    Result r = c->invoke(add, 1, a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(11u, as_u64(r.reply));
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(1u, s.need_code_received);
+    EXPECT_EQ(2u, s.code_sends);
+    EXPECT_EQ(2u, c->peer_stats(1).images_loaded);
+}
+
+chase_args route(std::initializer_list<int> ranks)
+{
+    chase_args a{};
+    a.hops = int32_t(ranks.size());
+    int i = 0;
+    for (int r : ranks) a.route[i++] = r;
+    return a;
+}
+
+TEST_P(Plugin, ForwardToThirdProcessRepliesToOrigin)
+{
+    start(2);
+    ucx_ifunc_h chase = reg("basic", "chase");
+    chase_args a = route({1, 2});
+    Result r = c->invoke(chase, 1, &a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(2, r.rank) << "the last hop answers the origin itself";
+    ASSERT_EQ(sizeof(a), r.reply.size());
+    chase_args out;
+    memcpy(&out, r.reply.data(), sizeof(out));
+    EXPECT_EQ(2, out.n);
+    EXPECT_EQ(1, out.path[0]);
+    EXPECT_EQ(2, out.path[1]);
+    EXPECT_EQ(0, out.origin);
+    EXPECT_EQ(1u, c->peer_stats(1).forwarded);
+    // Rank 1 shipped the code on to rank 2; the origin sent it only to rank 1.
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(1u, s.code_sends);
+    EXPECT_EQ(1u, c->peer_stats(1).code_sends);
+}
+
+TEST_P(Plugin, LongChainThroughAllRanksIncludingOriginAndSelf)
+{
+    start(2);
+    ucx_ifunc_h chase = reg("basic", "chase");
+    chase_args a = route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
+    Result r = c->invoke(chase, 1, &a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    chase_args out;
+    ASSERT_EQ(sizeof(out), r.reply.size());
+    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_EQ(a.hops, out.n);
+    for (int i = 0; i < a.hops; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
+    EXPECT_EQ(2, r.rank);
+}
+
+TEST_P(Plugin, ForwardToUnknownRankFails)
+{
+    start(1);
+    ucx_ifunc_h chase = reg("basic", "chase");
+    chase_args a = route({1, 7});
+    Result r = c->invoke(chase, 1, &a, sizeof(a));
+    EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status);
+    EXPECT_NE(std::string::npos, r.message.find("returned -2")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, UnresolvedSymbolIsLinkError)
+{
+    start(1);
+    ucx_ifunc_h bad = reg("unresolved", nullptr);
+    Result r = c->invoke(bad, 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status);
+    EXPECT_NE(std::string::npos, r.message.find("xrdma_test_no_such_symbol")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("rank 1")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, IfuncErrorReturnReachesOrigin)
+{
+    start(1);
+    ucx_ifunc_h fail = reg("basic", "fail_with");
+    int32_t rc = 7;
+    Result r = c->invoke(fail, 1, &rc, sizeof(rc));
+    EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status);
+    EXPECT_NE(std::string::npos, r.message.find("'fail_with' returned 7")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, CorruptCodeIsRejectedAtTarget)
+{
+    start(1);
+    std::vector<uint8_t> garbage(4096, 0x5a);
+    memcpy(garbage.data(), "\x7f" "ELF", 4);
+    auto img = xrdma::image_build({"add_u64"}, {{xrdma::PartKind::native_elf, xrdma::host_triple(), garbage}});
+    Result r = c->invoke(reg_mem(img, "add_u64"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, TamperedImageIsRejectedAtTarget)
+{
+    start(1);
+    std::vector<uint8_t> img = read_image("basic");
+    img[img.size() - 100] ^= 0xff;  // inside the code; the stored hash no longer matches
+    Result r = c->invoke(reg_mem(img, "add_u64", UCX_IFUNC_REGISTER_NO_VERIFY), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_HASH_MISMATCH, r.status) << r.message;
+    std::vector<uint8_t> junk(300, 0x11);
+    r = c->invoke(reg_mem(junk, "add_u64", UCX_IFUNC_REGISTER_NO_VERIFY), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_MAGIC, r.status) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, MissingEntryIsReported)
+{
+    start(1);
+    // An image whose table lists "ghost", but whose code does not define it.
+    xrdma::ImageView v;
+    std::string why;
+    std::vector<uint8_t> basic = read_image("basic");
+    ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(basic.data(), basic.size(), &v, &why)) << why;
+    std::vector<uint8_t> so(v.parts[0].data, v.parts[0].data + v.parts[0].size);
+    auto img = xrdma::image_build({"ghost"}, {{xrdma::PartKind::native_elf, xrdma::host_triple(), so}});
+    Result r = c->invoke(reg_mem(img, "ghost"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY, r.status);
+    EXPECT_NE(std::string::npos, r.message.find("ghost")) << r.message;
+    // And the origin refuses an entry the image does not list at all.
+    ucx_ifunc_h f = nullptr;
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY,
+              ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "nope", &f));
+    expect_serving(1);
+}
+
+TEST_P(Plugin, TargetNeverHadTheCode)
+{
+    start(1);
+    // The image exists only in the origin's memory by the time it runs.
+    char dir[] = "/tmp/xrdma-origin-XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(dir));
+    std::string copy = std::string(dir) + "/where.xfn";
+    {
+        std::vector<uint8_t> img = read_image("basic");
+        std::ofstream(copy, std::ios::binary).write(reinterpret_cast<char *>(img.data()), long(img.size()));
+    }
+    ucx_ifunc_h f = nullptr;
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, copy.c_str(), "where", &f));
+    fs.push_back(f);
+    ASSERT_EQ(0, unlink(copy.c_str()));
+    ASSERT_EQ(0, rmdir(dir));
+    Result r = c->invoke(f, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    std::string out(r.reply.begin(), r.reply.end());
+    EXPECT_EQ(0, out.rfind("0\n", 0)) << "target cwd is not empty: " << out;
+    EXPECT_NE(std::string::npos, out.find("/memfd:xrdma:")) << "code not loaded from memory: " << out;
+}
+
+TEST_P(Plugin, PutAndPollRunsFramesFromTargetMemory)
+{
+    start(1);
+    ucx_ifunc_h f = reg("basic", "poll_add");
+    c->ctrl(1, {'P', 1});
+    uint64_t total = 0;
+    for (int i = 0; i < 5; ++i) {
+        uint64_t v = 10 + uint64_t(i);
+        ucx_ifunc_frame_t fr;
+        ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_frame_create(f, &v, sizeof(v), i == 0, &fr));
+        ucx_ifunc_status_t st = ucx_ifunc_frame_put(c->peer(1).ep, &fr, c->peer(1).buffer, c->peer(1).rkey);
+        ASSERT_TRUE(st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS);
+        c->env.flush(c->peer(1).ep);
+        ucx_ifunc_frame_free(&fr);
+        total += v;
+        // The next frame goes into the same buffer: wait until this one ran.
+        ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == total; }, 30))
+            << "frame " << i << " did not run";
+    }
+    auto s = c->peer_stats(1);
+    EXPECT_EQ(5u, s.executed);
+    EXPECT_EQ(1u, s.images_loaded) << "later frames carried only the hash";
+}
+
+TEST_P(Plugin, PublishedApiCompat)
+{
+    start(1);
+    std::string libdir = Cluster::image_path("x");
+    libdir = libdir.substr(0, libdir.rfind("/ifuncs/")) + "/compat";
+    setenv("UCX_IFUNC_LIB_DIR", libdir.c_str(), 1);
+    ucp_ifunc_reg_param_t p{};
+    p.name = const_cast<char *>("counter");
+    ucp_ifunc_h ih;
+    ASSERT_EQ(UCS_OK, ucp_register_ifunc(c->env.context, p, &ih));
+    uint64_t five = 5;
+    ucp_ifunc_msg_t msg;
+    ASSERT_EQ(UCS_OK, ucp_ifunc_msg_create(ih, &five, sizeof(five), &msg));
+    c->ctrl(1, {'P', 2});
+    ucs_status_t st = ucp_ifunc_send_nbix(c->peer(1).ep, msg, c->peer(1).buffer, c->peer(1).rkey);
+    ASSERT_TRUE(st == UCS_OK || st == UCS_INPROGRESS);
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == 5; }, 30));
+    // Change the payload in place and send the same message again.
+    void *payload;
+    size_t size;
+    ASSERT_EQ(UCS_OK, ucp_ifunc_msg_get_payload_ptr(&msg, &payload, &size));
+    ASSERT_EQ(8u, size);
+    uint64_t seven = 7;
+    memcpy(payload, &seven, 8);
+    st = ucp_ifunc_send_nbix(c->peer(1).ep, msg, c->peer(1).buffer, c->peer(1).rkey);
+    ASSERT_TRUE(st == UCS_OK || st == UCS_INPROGRESS);
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == 12; }, 30));
+    ucp_ifunc_msg_free(msg);
+    ucp_deregister_ifunc(c->env.context, ih);
+    unsetenv("UCX_IFUNC_LIB_DIR");
+}
+
+TEST_P(Plugin, BadArgumentsAreRefused)
+{
+    start(1);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    ucx_ifunc_h f = nullptr;
+    EXPECT_EQ(UCX_IFUNC_ERR_IO, ucx_ifunc_register_file(c->ctx, "/nonexistent/x.xfn", nullptr, &f));
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_register_file(nullptr, "x", nullptr, &f));
+    uint8_t junk[4] = {0};
+    EXPECT_EQ(UCX_IFUNC_ERR_TRUNCATED, ucx_ifunc_register_mem(c->ctx, junk, sizeof(junk), nullptr, 0, &f));
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY,
+              ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), nullptr, &f))
+        << "an image with several entries needs a name";
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_invoke_nb(add, nullptr, nullptr, 0, nullptr, nullptr));
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_invoke_nb(add, c->peer(1).ep, nullptr, 4,
+                                                               [](const ucx_ifunc_result_t *, void *) {}, nullptr));
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, Plugin, ::testing::ValuesIn(transports()),
+                         [](const auto &info) { return info.param; });
+
+}  // namespace

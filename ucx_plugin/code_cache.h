@@ -1,0 +1,63 @@
+// Images a target has received, by hash, with their loaded code. Bounded
+// (XRDMA_CODE_CACHE_SIZE images, least recently used dropped): a dropped
+// image is asked for again with "need code".
+#pragma once
+
+#include "image.h"
+#include "loader_native.h"
+
+#include <cstring>
+#include <list>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace xrdma {
+
+struct HashKey {
+    size_t operator()(const Hash &h) const
+    {
+        size_t v;
+        memcpy(&v, h.data(), sizeof(v));
+        return v;
+    }
+};
+
+// One cached image: its bytes (kept to forward it) and its loaded code.
+struct CachedImage {
+    std::vector<uint8_t> bytes;
+    ImageView view;  // points into bytes
+    std::unique_ptr<LoadedCode> code;
+    std::unordered_map<std::string, void *> entries;  // resolved entry points
+
+    // Entry @p name, resolved once. nullptr if the code does not export it.
+    void *entry(const std::string &name);
+};
+
+class CodeCache {
+public:
+    explicit CodeCache(size_t capacity) : capacity_(capacity ? capacity : 1) {}
+
+    // The cached image with hash @p h (marks it recently used), or nullptr.
+    std::shared_ptr<CachedImage> find(const Hash &h);
+
+    // Validate @p bytes (an image that claims hash @p h), load its code and
+    // cache it. On error nothing is cached and @p why says why.
+    ucx_ifunc_status_t insert(const Hash &h, const uint8_t *bytes, size_t size,
+                              std::shared_ptr<CachedImage> *out, std::string *why);
+
+    void clear();
+    size_t size() const { return map_.size(); }
+
+private:
+    using Lru = std::list<Hash>;
+    struct Slot {
+        std::shared_ptr<CachedImage> img;
+        Lru::iterator lru_pos;
+    };
+    size_t capacity_;
+    Lru lru_;  // front = most recent
+    std::unordered_map<Hash, Slot, HashKey> map_;
+};
+
+}  // namespace xrdma

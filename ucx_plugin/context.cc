@@ -1,0 +1,376 @@
+// Context lifecycle, AM receive handlers, progress and message sending.
+#include "context.h"
+
+#include "config.h"
+#include "log.h"
+#include "xrdma_config.h"
+
+#include <cstring>
+
+using namespace xrdma;
+
+namespace xrdma {
+
+ucx_ifunc_status_t from_ucs(ucs_status_t st)
+{
+    switch (st) {
+    case UCS_OK: return UCX_IFUNC_OK;
+    case UCS_INPROGRESS: return UCX_IFUNC_INPROGRESS;
+    case UCS_ERR_NO_MEMORY: return UCX_IFUNC_ERR_NO_MEMORY;
+    case UCS_ERR_INVALID_PARAM: return UCX_IFUNC_ERR_INVALID_PARAM;
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CANCELED:
+    case UCS_ERR_REJECTED: return UCX_IFUNC_ERR_PEER;
+    default: return UCX_IFUNC_ERR_TRANSPORT;
+    }
+}
+
+namespace {
+
+// One message on its way out: owns everything UCX reads until completion.
+struct SendOp {
+    std::vector<uint8_t> hdr;
+    std::string entry;
+    std::shared_ptr<const std::vector<uint8_t>> image;
+    std::vector<uint8_t> payload;
+    ucp_dt_iov_t iov[3];
+};
+
+void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    if (status != UCS_OK && status != UCS_ERR_CANCELED)
+        XRDMA_DEBUG("send failed: %s", ucs_status_string(status));
+    delete static_cast<SendOp *>(user_data);
+    ucp_request_free(request);
+}
+
+ucx_ifunc_status_t post(ucp_ep_h ep, uint16_t am_id, SendOp *op)
+{
+    size_t n = 0;
+    auto add = [&](const void *p, size_t len) {
+        if (len) op->iov[n++] = ucp_dt_iov_t{const_cast<void *>(p), len};
+    };
+    add(op->entry.data(), op->entry.size());
+    if (op->image) add(op->image->data(), op->image->size());
+    add(op->payload.data(), op->payload.size());
+
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                     UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    p.cb.send = send_done;
+    p.user_data = op;
+    p.datatype = ucp_dt_make_iov();
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, op->hdr.data(), op->hdr.size(), op->iov, n, &p);
+    if (r == nullptr) {
+        delete op;
+        return UCX_IFUNC_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+        delete op;
+        return from_ucs(UCS_PTR_STATUS(r));
+    }
+    return UCX_IFUNC_INPROGRESS;
+}
+
+void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
+{
+    auto *in = static_cast<Incoming *>(user_data);
+    in->ready = true;
+    in->recv_status = from_ucs(status);
+    ucp_request_free(request);
+}
+
+ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
+                        size_t header_length, void *data, size_t length,
+                        const ucp_am_recv_param_t *param)
+{
+    auto in = std::make_unique<Incoming>();
+    in->am_id = am_id;
+    in->hdr.assign(static_cast<const uint8_t *>(header),
+                   static_cast<const uint8_t *>(header) + header_length);
+    in->reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    in->recv_status = UCX_IFUNC_OK;
+    in->ready = true;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        // Large message: fetch it; its place in the queue is kept meanwhile.
+        in->data.resize(length);
+        in->ready = false;
+        ucp_request_param_t p;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        p.cb.recv_am = rndv_done;
+        p.user_data = in.get();
+        ucs_status_ptr_t r =
+            ucp_am_recv_data_nbx(ctx->params.worker, data, in->data.data(), length, &p);
+        if (r == nullptr) {
+            in->ready = true;
+        } else if (UCS_PTR_IS_ERR(r)) {
+            in->ready = true;
+            in->recv_status = from_ucs(UCS_PTR_STATUS(r));
+        }
+    } else {
+        in->data.assign(static_cast<const uint8_t *>(data),
+                        static_cast<const uint8_t *>(data) + length);
+    }
+    ctx->incoming.push_back(std::move(in));
+    return UCS_OK;
+}
+
+ucs_status_t am_invoke_cb(void *arg, const void *header, size_t header_length, void *data,
+                          size_t length, const ucp_am_recv_param_t *param)
+{
+    return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmInvoke, header, header_length,
+                      data, length, param);
+}
+
+ucs_status_t am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
+                         size_t length, const ucp_am_recv_param_t *param)
+{
+    return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmReply, header, header_length,
+                      data, length, param);
+}
+
+ucs_status_t set_handler(ucp_worker_h worker, uint16_t id, ucp_am_recv_callback_t cb, void *arg)
+{
+    ucp_am_handler_param_t p;
+    p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    p.id = id;
+    p.cb = cb;
+    p.arg = arg;
+    p.flags = UCP_AM_FLAG_WHOLE_MSG;
+    return ucp_worker_set_am_recv_handler(worker, &p);
+}
+
+void fail_pending(ucx_ifunc_context *ctx, ucp_ep_h ep, const char *why)
+{
+    // Collect first: callbacks may issue new invocations.
+    std::vector<std::pair<uint64_t, Pending>> gone;
+    for (auto &kv : ctx->pending)
+        if (ep == nullptr || kv.second.ep == ep) gone.emplace_back(kv);
+    for (auto &kv : gone) ctx->pending.erase(kv.first);
+    for (auto &kv : gone) {
+        ucx_ifunc_result_t r{UCX_IFUNC_ERR_PEER, nullptr, 0, -1, why};
+        kv.second.cb(&r, kv.second.user_data);
+    }
+}
+
+}  // namespace
+
+ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
+                               const std::string &entry,
+                               std::shared_ptr<const std::vector<uint8_t>> image,
+                               const void *args, size_t args_len)
+{
+    auto *op = new SendOp;
+    InvokeHdr h = hdr;
+    h.image_len = image ? image->size() : 0;
+    h.flags = image ? (h.flags | kHasCode) : (h.flags & ~kHasCode);
+    h.entry_len = uint16_t(entry.size());
+    h.args_len = uint32_t(args_len);
+    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
+    op->entry = entry;
+    op->image = std::move(image);
+    op->payload.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + args_len);
+    ctx->stats.invocations_sent++;
+    if (h.flags & kHasCode) ctx->stats.code_sends++;
+    ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
+    return post(ep, kAmInvoke, op);
+}
+
+void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
+                const std::string &msg, const void *reply, size_t reply_len)
+{
+    auto *op = new SendOp;
+    ReplyHdr h{};
+    h.magic = kReplyMagic;
+    h.version = kWireVersion;
+    h.kind = kReplyResult;
+    std::string m = msg.substr(0, 1024);
+    h.msg_len = uint16_t(m.size());
+    h.status = status;
+    h.rank = ctx->params.rank;
+    h.req_id = req_id;
+    h.reply_len = uint32_t(reply_len);
+    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
+    op->payload.assign(m.begin(), m.end());
+    op->payload.insert(op->payload.end(), static_cast<const uint8_t *>(reply),
+                       static_cast<const uint8_t *>(reply) + reply_len);
+    ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
+    post(ep, kAmReply, op);
+}
+
+void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
+{
+    InvokeHdr ih;
+    memcpy(&ih, in.hdr.data(), sizeof(ih));
+    auto *op = new SendOp;
+    ReplyHdr h{};
+    h.magic = kReplyMagic;
+    h.version = kWireVersion;
+    h.kind = kReplyNeedCode;
+    h.status = UCX_IFUNC_ERR_NEED_CODE;
+    h.rank = ctx->params.rank;
+    h.req_id = ih.req_id;
+    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
+    op->payload = in.hdr;
+    op->payload.insert(op->payload.end(), in.data.begin(), in.data.end());
+    ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
+    post(ep, kAmReply, op);
+}
+
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
+{
+    auto &set = ctx->code_sent[ep];
+    if (set.count(h)) return true;
+    if (mark) set.insert(h);
+    return false;
+}
+
+std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h)
+{
+    auto it = ctx->registered.find(h);
+    if (it != ctx->registered.end())
+        if (auto bytes = it->second.lock()) return bytes;
+    if (auto img = ctx->cache.find(h))
+        return std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes);
+    return nullptr;
+}
+
+int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
+{
+    auto fn = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
+    ctx->in_dispatch++;
+    int rc = ctx->params.dispatch
+                 ? ctx->params.dispatch(ctx->params.dispatch_arg, x, fn, args, args_len)
+                 : fn(x, args, args_len);
+    ctx->in_dispatch--;
+    ctx->stats.executed++;
+    return rc;
+}
+
+}  // namespace xrdma
+
+extern "C" {
+
+const char *ucx_ifunc_version(void) { return PACKAGE_VERSION; }
+
+ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *params,
+                                            ucx_ifunc_context_h *ctx_p)
+{
+    if (!params || !params->worker || !ctx_p || params->size < 0 || params->rank < 0 ||
+        (params->size > 0 && params->rank >= params->size))
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    auto *ctx = new (std::nothrow) ucx_ifunc_context(config_get_ull("XRDMA_CODE_CACHE_SIZE"));
+    if (!ctx) return UCX_IFUNC_ERR_NO_MEMORY;
+    ctx->params = *params;
+    if (ctx->params.size == 0) ctx->params.size = 1;
+    ucs_status_t st = set_handler(params->worker, kAmInvoke, am_invoke_cb, ctx);
+    if (st == UCS_OK) st = set_handler(params->worker, kAmReply, am_reply_cb, ctx);
+    ctx->am_enabled = (st == UCS_OK);
+    if (!ctx->am_enabled)
+        XRDMA_INFO("active messages unavailable on this worker (%s): put-and-poll only",
+                   ucs_status_string(st));
+    *ctx_p = ctx;
+    return UCX_IFUNC_OK;
+}
+
+void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
+{
+    if (!ctx) return;
+    ctx->destroying = true;
+    if (ctx->am_enabled) {
+        set_handler(ctx->params.worker, kAmInvoke, nullptr, nullptr);
+        set_handler(ctx->params.worker, kAmReply, nullptr, nullptr);
+    }
+    // Rendezvous receives still write into queued messages: let them finish.
+    for (int i = 0; i < 100000; ++i) {
+        bool busy = false;
+        for (auto &in : ctx->incoming) busy |= !in->ready;
+        if (!busy) break;
+        ucp_worker_progress(ctx->params.worker);
+    }
+    fail_pending(ctx, nullptr, "context destroyed before the reply arrived");
+    delete ctx;
+}
+
+ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_h ep)
+{
+    if (!ctx || rank < 0 || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
+    ctx->peers[rank] = ep;
+    return UCX_IFUNC_OK;
+}
+
+void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
+{
+    if (!ctx || !ep) return;
+    ctx->code_sent.erase(ep);
+    for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
+        it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);
+    fail_pending(ctx, ep, "peer failed or unreachable");
+}
+
+unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
+{
+    unsigned n = ucp_worker_progress(ctx->params.worker);
+    if (ctx->in_dispatch) return n;  // no nested ifuncs: each runs alone
+    while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
+        std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());
+        ctx->incoming.pop_front();
+        if (in->am_id == kAmInvoke)
+            target_handle_invoke(ctx, *in);
+        else
+            origin_handle_reply(ctx, *in);
+        ++n;
+    }
+    return n;
+}
+
+size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx) { return ctx ? ctx->pending.size() : 0; }
+
+void ucx_ifunc_cache_flush(ucx_ifunc_context_h ctx)
+{
+    if (ctx) ctx->cache.clear();
+}
+
+void ucx_ifunc_stats(ucx_ifunc_context_h ctx, ucx_ifunc_stats_t *stats)
+{
+    if (!ctx || !stats) return;
+    *stats = ctx->stats;
+    stats->cache_entries = ctx->cache.size();
+}
+
+const char *ucx_ifunc_status_string(ucx_ifunc_status_t s)
+{
+    switch (s) {
+    case UCX_IFUNC_OK: return "success";
+    case UCX_IFUNC_INPROGRESS: return "in progress";
+    case UCX_IFUNC_ERR_INVALID_PARAM: return "invalid parameter";
+    case UCX_IFUNC_ERR_NO_MEMORY: return "out of memory";
+    case UCX_IFUNC_ERR_IO: return "I/O error";
+    case UCX_IFUNC_ERR_TRUNCATED: return "image truncated";
+    case UCX_IFUNC_ERR_BAD_MAGIC: return "not an XRDMA image (bad magic)";
+    case UCX_IFUNC_ERR_BAD_VERSION: return "unsupported image format version";
+    case UCX_IFUNC_ERR_BAD_LENGTH: return "image length or offset out of bounds";
+    case UCX_IFUNC_ERR_HASH_MISMATCH: return "image hash mismatch";
+    case UCX_IFUNC_ERR_NO_ENTRY: return "no such entry in image";
+    case UCX_IFUNC_ERR_NO_PART: return "no part of the image runs here";
+    case UCX_IFUNC_ERR_BAD_CODE: return "invalid code in image";
+    case UCX_IFUNC_ERR_LINK: return "code could not be linked at the target";
+    case UCX_IFUNC_ERR_DENIED: return "refused by target policy";
+    case UCX_IFUNC_ERR_FAULT: return "fault in injected code";
+    case UCX_IFUNC_ERR_RETURN: return "injected function returned an error";
+    case UCX_IFUNC_ERR_PEER: return "peer failed or unreachable";
+    case UCX_IFUNC_ERR_NO_ROUTE: return "no route to rank";
+    case UCX_IFUNC_ERR_PROTOCOL: return "malformed message";
+    case UCX_IFUNC_ERR_TRANSPORT: return "transport error";
+    case UCX_IFUNC_ERR_TIMEOUT: return "injected function timed out";
+    case UCX_IFUNC_ERR_NEED_CODE: return "target needs the code";
+    }
+    return "unknown status";
+}
+
+}  // extern "C"

@@ -1,0 +1,108 @@
+// Internal state of a ucx_ifunc context (origin and target sides).
+#pragma once
+
+#include "code_cache.h"
+#include "image.h"
+#include "ucx_ifunc.h"
+#include "wire.h"
+#include "xrdma_ifunc.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+// A registered image entry at the origin.
+struct ucx_ifunc {
+    ucx_ifunc_context *ctx;
+    std::shared_ptr<const std::vector<uint8_t>> image;
+    xrdma::Hash hash;
+    std::string entry;
+};
+
+// Per-invocation context handed to the entry function (xrdma_ctx_t).
+struct xrdma_ctx {
+    ucx_ifunc_context *context;
+    const xrdma::InvokeHdr *hdr;      // nullptr in put-and-poll mode
+    std::shared_ptr<xrdma::CachedImage> image;
+    std::string entry;
+    ucp_ep_h reply_ep;                 // direct sender
+    void *target_args;                 // put-and-poll mode
+    void *layer_data;                  // for the layer above (MPI)
+    bool replied, forwarded;
+    std::vector<uint8_t> reply;        // sent after the entry returns
+    int fwd_rank;
+    std::vector<uint8_t> fwd_args;
+};
+
+namespace xrdma {
+
+// A message that arrived through an AM handler, run later from progress()
+// in arrival order (which keeps per-origin order, also across rendezvous).
+struct Incoming {
+    uint16_t am_id;
+    std::vector<uint8_t> hdr;
+    std::vector<uint8_t> data;
+    ucp_ep_h reply_ep;
+    bool ready;  // false while a rendezvous receive is in flight
+    ucx_ifunc_status_t recv_status;
+};
+
+struct Pending {
+    ucx_ifunc_complete_cb_t cb;
+    void *user_data;
+    ucp_ep_h ep;
+};
+
+}  // namespace xrdma
+
+struct ucx_ifunc_context {
+    ucx_ifunc_context_params_t params;
+    bool am_enabled;
+    bool destroying = false;
+    int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
+    uint64_t next_req_id = 1;
+    std::unordered_map<uint64_t, xrdma::Pending> pending;
+    std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
+    // Which image hashes each peer endpoint has been sent.
+    std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
+    // Images registered here (origin side), by hash, for need-code resends.
+    std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
+    xrdma::CodeCache cache;
+    std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
+    ucx_ifunc_stats_t stats{};
+
+    explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
+};
+
+namespace xrdma {
+
+// Send an invocation (header + entry + optional image + args) on @p ep.
+ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
+                               const std::string &entry,
+                               std::shared_ptr<const std::vector<uint8_t>> image,
+                               const void *args, size_t args_len);
+// Send a result reply (status, message, reply bytes) on @p ep.
+void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
+                const std::string &msg, const void *reply, size_t reply_len);
+// Ask the sender of an invocation for its code.
+void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in);
+
+// Target side: run one arrived invocation.
+void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
+// Origin side: handle one arrived reply.
+void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
+// Image bytes for hash @p h, from the registry or the cache; nullptr if gone.
+std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h);
+// Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
+
+// Run an entry through the context's dispatch hook.
+int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
+                   size_t args_len);
+
+ucx_ifunc_status_t from_ucs(ucs_status_t st);
+
+}  // namespace xrdma

@@ -1,0 +1,79 @@
+/**
+ * @file ucx_ifunc/ucp_compat.h
+ * @brief Source compatibility with the published UCX ifunc API.
+ *
+ * Programs written for the published API compile and run with this one
+ * include added. Each ifunc `<name>` is a library `<name>.so` in the
+ * directory `UCX_IFUNC_LIB_DIR` (default: the current directory) exporting
+ *   void   <name>_main(void *payload, size_t payload_size, void *target_args);
+ *   size_t <name>_payload_bound(void *source_args, size_t source_args_size);
+ *   int    <name>_payload_init(void *source_args, size_t source_args_size,
+ *                              void *payload, size_t *payload_size);
+ * The whole library travels in each message (no GOT patching), and the
+ * target loads it from memory: it never needs the library file. The target
+ * caches loaded code by content hash.
+ */
+#ifndef UCX_IFUNC_UCP_COMPAT_H
+#define UCX_IFUNC_UCP_COMPAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A registered ifunc library (origin side). */
+typedef struct ucp_ifunc *ucp_ifunc_h;
+
+/** Registration parameters, passed by value. */
+typedef struct ucp_ifunc_reg_param {
+    char *name;   /**< ifunc name: the library is UCX_IFUNC_LIB_DIR/<name>.so */
+    int   pure;   /**< Accepted for compatibility; no effect. */
+    int   llvm_bc;/**< 1: ship LLVM bitcode (not supported yet: UCS_ERR_UNSUPPORTED). */
+} ucp_ifunc_reg_param_t;
+
+/** A message ready to be sent; frame bytes are owned by the message. */
+typedef struct ucp_ifunc_msg {
+    ucp_ifunc_h ifunc_h;  /**< The ifunc it invokes. */
+    void       *frame;    /**< Frame bytes (header, code, payload, trailer). */
+    size_t      frame_size; /**< Their size: the target buffer must hold it. */
+} ucp_ifunc_msg_t;
+
+/** Load `<name>.so` at the origin and build its image. */
+ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param_t param,
+                                ucp_ifunc_h *ifunc_p);
+/** Release a registered ifunc. Messages created from it must be freed first. */
+ucs_status_t ucp_deregister_ifunc(ucp_context_h context, ucp_ifunc_h ifunc_h);
+/**
+ * Build a message: calls `<name>_payload_bound` and `<name>_payload_init`
+ * with @p source_args to fill the payload.
+ */
+ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h ifunc_h, void *source_args, size_t source_args_size,
+                                  ucp_ifunc_msg_t *msg_p);
+/** Free a message's frame. */
+ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg);
+/** Payload inside a message, to change it between sends. @p payload_size may be NULL. */
+ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payload,
+                                           size_t *payload_size);
+/**
+ * Put the message into the target's buffer at @p remote_addr. UCS_OK: done;
+ * UCS_INPROGRESS: flush the endpoint before reusing the buffer or message.
+ */
+ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr,
+                                 ucp_rkey_h rkey);
+/**
+ * Target side: if @p buffer holds a complete message, run its `<name>_main`
+ * with @p target_args and return UCS_OK; otherwise progress @p worker and
+ * return UCS_ERR_NO_MESSAGE. A malformed or unloadable message is consumed
+ * and reported (UCS_ERR_INVALID_PARAM / UCS_ERR_UNSUPPORTED); the next one
+ * still runs.
+ */
+ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size,
+                            void *target_args, ucp_worker_h worker);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UCX_IFUNC_UCP_COMPAT_H */

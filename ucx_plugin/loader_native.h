@@ -1,0 +1,25 @@
+// Load the native part of an image from memory (memfd + dlopen): the target
+// never needs a file of the code.
+#pragma once
+
+#include "image.h"
+
+#include <memory>
+#include <string>
+
+namespace xrdma {
+
+class LoadedCode {
+public:
+    virtual ~LoadedCode() = default;
+    // Address of exported symbol @p name, or nullptr.
+    virtual void *symbol(const std::string &name) const = 0;
+};
+
+// Pick the native part for this machine from @p img and load it.
+// Errors: NO_PART (no native part for this triple), BAD_CODE (not a shared
+// object for this machine), LINK (dlopen failed: unresolved symbol, ...).
+ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
+                               std::unique_ptr<LoadedCode> *out, std::string *why);
+
+}  // namespace xrdma

@@ -1,0 +1,233 @@
+// Origin side: registering images, invoking them, and handling replies
+// (including "need code" answers, from targets and from forward hops).
+#include "context.h"
+
+#include "config.h"
+#include "log.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+using namespace xrdma;
+
+namespace {
+
+ucx_ifunc_status_t read_file(const char *path, std::vector<uint8_t> *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        XRDMA_ERROR("cannot open image %s: %s", path, strerror(errno));
+        return UCX_IFUNC_ERR_IO;
+    }
+    const unsigned long long max = config_get_ull("XRDMA_MAX_IMAGE_SIZE");
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        out->insert(out->end(), buf, buf + n);
+        if (out->size() > max) {
+            fclose(f);
+            XRDMA_ERROR("image %s exceeds XRDMA_MAX_IMAGE_SIZE=%llu", path, max);
+            return UCX_IFUNC_ERR_DENIED;
+        }
+    }
+    bool err = ferror(f);
+    fclose(f);
+    return err ? UCX_IFUNC_ERR_IO : UCX_IFUNC_OK;
+}
+
+void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
+              const std::string &msg, const void *reply, size_t reply_len)
+{
+    auto it = ctx->pending.find(req_id);
+    if (it == ctx->pending.end()) {
+        XRDMA_WARN("reply for unknown request %llu from rank %d dropped",
+                   (unsigned long long)req_id, rank);
+        return;
+    }
+    Pending p = it->second;
+    ctx->pending.erase(it);
+    ucx_ifunc_result_t r{status, reply, reply_len, rank, msg.c_str()};
+    p.cb(&r, p.user_data);
+}
+
+// A target (or a forward hop) lacked the code: resend the invocation with it.
+void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
+{
+    ctx->stats.need_code_received++;
+    const uint8_t *d = in.data.data();
+    std::string why;
+    if (invoke_hdr_check(d, sizeof(InvokeHdr), in.data.size() - sizeof(InvokeHdr), &why) != UCX_IFUNC_OK) {
+        XRDMA_ERROR("malformed need-code answer from rank %d: %s", rh.rank, why.c_str());
+        return;
+    }
+    InvokeHdr ih;
+    memcpy(&ih, d, sizeof(ih));
+    const char *entry = reinterpret_cast<const char *>(d + sizeof(ih));
+    const uint8_t *args = d + sizeof(ih) + ih.entry_len;
+    Hash h;
+    memcpy(h.data(), ih.hash, h.size());
+
+    bool mine = !(ih.flags & kForwarded) && ctx->pending.count(ih.req_id);
+    ucp_ep_h ep = mine ? ctx->pending[ih.req_id].ep : in.reply_ep;
+    if (!mine) {
+        auto p = ctx->peers.find(rh.rank);
+        if (p != ctx->peers.end()) ep = p->second;
+    }
+    auto bytes = find_image_bytes(ctx, h);
+    if (!bytes || !ep) {
+        std::string msg = "rank " + std::to_string(rh.rank) + " needs image " + hash_hex(h, 8) +
+                          " which rank " + std::to_string(ctx->params.rank) + " no longer has";
+        if (mine) {
+            complete(ctx, ih.req_id, UCX_IFUNC_ERR_NO_ENTRY, ctx->params.rank, msg, nullptr, 0);
+        } else {
+            auto o = ctx->peers.find(ih.origin_rank);
+            if (o != ctx->peers.end())
+                send_reply(ctx, o->second, ih.req_id, UCX_IFUNC_ERR_NO_ENTRY, msg, nullptr, 0);
+            else
+                XRDMA_ERROR("%s, and the origin rank %d is unreachable", msg.c_str(), ih.origin_rank);
+        }
+        return;
+    }
+    code_known_by(ctx, ep, h, true);
+    ucx_ifunc_status_t st =
+        send_invoke(ctx, ep, ih, std::string(entry, ih.entry_len), bytes, args, ih.args_len);
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
+        complete(ctx, ih.req_id, st, rh.rank, "resending with code failed", nullptr, 0);
+}
+
+}  // namespace
+
+namespace xrdma {
+
+void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
+{
+    std::string why;
+    if (in.recv_status != UCX_IFUNC_OK) {
+        XRDMA_ERROR("receiving a reply failed: %s", ucx_ifunc_status_string(in.recv_status));
+        return;
+    }
+    if (reply_hdr_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why) != UCX_IFUNC_OK) {
+        XRDMA_ERROR("dropping malformed reply: %s", why.c_str());
+        return;
+    }
+    ReplyHdr rh;
+    memcpy(&rh, in.hdr.data(), sizeof(rh));
+    if (rh.kind == kReplyNeedCode) {
+        handle_need_code(ctx, in, rh);
+        return;
+    }
+    std::string msg(reinterpret_cast<const char *>(in.data.data()), rh.msg_len);
+    complete(ctx, rh.req_id, static_cast<ucx_ifunc_status_t>(rh.status), rh.rank, msg,
+             in.data.data() + rh.msg_len, rh.reply_len);
+}
+
+void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status,
+                    const std::string &msg, const void *reply, size_t reply_len)
+{
+    complete(ctx, req_id, status, ctx->params.rank, msg, reply, reply_len);
+}
+
+}  // namespace xrdma
+
+extern "C" {
+
+ucx_ifunc_status_t ucx_ifunc_register_mem(ucx_ifunc_context_h ctx, const void *image, size_t size,
+                                          const char *entry, unsigned flags, ucx_ifunc_h *ifunc_p)
+{
+    if (!ctx || !image || !ifunc_p || (flags & ~UCX_IFUNC_REGISTER_NO_VERIFY))
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (size > config_get_ull("XRDMA_MAX_IMAGE_SIZE")) return UCX_IFUNC_ERR_DENIED;
+    auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t *>(image),
+                                                        static_cast<const uint8_t *>(image) + size);
+    Hash hash{};
+    std::string name = entry ? entry : "";
+    if (flags & UCX_IFUNC_REGISTER_NO_VERIFY) {
+        if (name.empty() || name.size() > kMaxEntryLen) return UCX_IFUNC_ERR_NO_ENTRY;
+        image_peek_hash(bytes->data(), bytes->size(), &hash);
+    } else {
+        ImageView view;
+        std::string why;
+        ucx_ifunc_status_t st = image_parse(bytes->data(), bytes->size(), &view, &why);
+        if (st != UCX_IFUNC_OK) {
+            XRDMA_ERROR("image rejected: %s", why.c_str());
+            return st;
+        }
+        if (name.empty()) {
+            if (view.entries.size() != 1) {
+                XRDMA_ERROR("image has %zu entries: name the one to use", view.entries.size());
+                return UCX_IFUNC_ERR_NO_ENTRY;
+            }
+            name = std::string(view.entries[0]);
+        } else if (!view.has_entry(name)) {
+            XRDMA_ERROR("image has no entry '%s'", name.c_str());
+            return UCX_IFUNC_ERR_NO_ENTRY;
+        }
+        hash = view.hash;
+    }
+    auto *f = new (std::nothrow) ucx_ifunc;
+    if (!f) return UCX_IFUNC_ERR_NO_MEMORY;
+    f->ctx = ctx;
+    f->hash = hash;
+    f->entry = name;
+    f->image = bytes;
+    // Verified images are shared by hash (one copy, and the bytes a need-code
+    // answer resends). An unverified one only claims its hash: keep it apart.
+    if (!(flags & UCX_IFUNC_REGISTER_NO_VERIFY)) {
+        auto &slot = ctx->registered[hash];
+        if (auto same = slot.lock())
+            f->image = same;
+        else
+            slot = bytes;
+    }
+    *ifunc_p = f;
+    return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t ucx_ifunc_register_file(ucx_ifunc_context_h ctx, const char *path,
+                                           const char *entry, ucx_ifunc_h *ifunc_p)
+{
+    if (!ctx || !path || !ifunc_p) return UCX_IFUNC_ERR_INVALID_PARAM;
+    std::vector<uint8_t> bytes;
+    ucx_ifunc_status_t st = read_file(path, &bytes);
+    if (st != UCX_IFUNC_OK) return st;
+    return ucx_ifunc_register_mem(ctx, bytes.data(), bytes.size(), entry, 0, ifunc_p);
+}
+
+void ucx_ifunc_deregister(ucx_ifunc_h ifunc)
+{
+    if (!ifunc) return;
+    ucx_ifunc_context *ctx = ifunc->ctx;
+    Hash h = ifunc->hash;
+    delete ifunc;
+    auto it = ctx->registered.find(h);
+    if (it != ctx->registered.end() && it->second.expired()) ctx->registered.erase(it);
+}
+
+const uint8_t *ucx_ifunc_hash(ucx_ifunc_h ifunc) { return ifunc ? ifunc->hash.data() : nullptr; }
+
+ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const void *args,
+                                       size_t args_size, ucx_ifunc_complete_cb_t cb, void *user_data)
+{
+    if (!ifunc || !ep || !cb || (args_size && !args) || args_size > UINT32_MAX)
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    ucx_ifunc_context *ctx = ifunc->ctx;
+    if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
+    InvokeHdr h{};
+    h.magic = kInvokeMagic;
+    h.version = kWireVersion;
+    h.origin_rank = ctx->params.rank;
+    h.req_id = ctx->next_req_id++;
+    memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
+    bool with_code = !code_known_by(ctx, ep, ifunc->hash, true);
+    ucx_ifunc_status_t st =
+        send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size);
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
+        if (with_code) ctx->code_sent[ep].erase(ifunc->hash);
+        return st;
+    }
+    ctx->pending[h.req_id] = Pending{cb, user_data, ep};
+    return UCX_IFUNC_INPROGRESS;
+}
+
+}  // extern "C"

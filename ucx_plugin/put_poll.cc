@@ -1,0 +1,214 @@
+// Put-and-poll mode (the X-RDMA path of the published ifunc API): a frame is
+// written into target memory with one ucp_put_nbx; the target finds it by
+// polling. A checksum over the frame tells a complete frame from one still
+// being written, so no fence or second put is needed.
+#include "put_poll.h"
+
+#include "context.h"
+#include "log.h"
+
+#include <atomic>
+#include <cstring>
+#include <ctime>
+
+using namespace xrdma;
+
+namespace xrdma {
+
+uint64_t frame_checksum(const uint8_t *frame, size_t size)
+{
+    // 64-bit multiply-xor over 8-byte words of [8, 24) and [32, size).
+    auto mix = [](uint64_t h, const uint8_t *p, size_t n) {
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            h = (h ^ w) * 0x100000001b3ull;
+            h ^= h >> 29;
+        }
+        for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+        return h;
+    };
+    uint64_t h = mix(0xcbf29ce484222325ull, frame + 8, 16);
+    return mix(h, frame + 32, size - 32);
+}
+
+namespace {
+
+size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
+
+uint64_t next_nonce()
+{
+    static std::atomic<uint64_t> counter{uint64_t(time(nullptr)) << 32};
+    return ++counter;
+}
+
+}  // namespace
+
+ucx_ifunc_status_t frame_build(const Hash &hash, const std::string &entry,
+                               const std::vector<uint8_t> *image, bool compat, size_t args_len,
+                               ucx_ifunc_frame_t *out)
+{
+    if (entry.empty() || entry.size() > kMaxEntryLen) return UCX_IFUNC_ERR_INVALID_PARAM;
+    size_t image_len = image ? image->size() : 0;
+    size_t args_off = align_up(sizeof(FrameHdr) + entry.size() + image_len, 16);
+    size_t size = align_up(args_off + args_len, 8) + 8;
+    if (size > UINT32_MAX) return UCX_IFUNC_ERR_INVALID_PARAM;
+    auto *f = static_cast<uint8_t *>(calloc(1, size));
+    if (!f) return UCX_IFUNC_ERR_NO_MEMORY;
+    FrameHdr h{};
+    h.ready = kFrameReady;
+    h.frame_size = uint32_t(size);
+    h.version = kWireVersion;
+    h.flags = uint8_t((image ? kFrameHasCode : 0) | (compat ? kFrameCompat : 0));
+    h.entry_len = uint16_t(entry.size());
+    h.args_off = uint32_t(args_off);
+    h.args_len = uint32_t(args_len);
+    h.image_len = image_len;
+    memcpy(h.hash, hash.data(), sizeof(h.hash));
+    memcpy(f, &h, sizeof(h));
+    memcpy(f + sizeof(h), entry.data(), entry.size());
+    if (image) memcpy(f + sizeof(h) + entry.size(), image->data(), image_len);
+    out->frame = f;
+    out->frame_size = size;
+    return UCX_IFUNC_OK;
+}
+
+void frame_seal(ucx_ifunc_frame_t *frame)
+{
+    auto *f = static_cast<uint8_t *>(frame->frame);
+    uint64_t nonce = next_nonce();
+    memcpy(f + offsetof(FrameHdr, nonce), &nonce, 8);
+    memcpy(f + frame->frame_size - 8, &nonce, 8);
+    uint64_t sum = frame_checksum(f, frame->frame_size);
+    memcpy(f + offsetof(FrameHdr, checksum), &sum, 8);
+}
+
+ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
+                              void *target_args, std::string *why)
+{
+    auto *buf = static_cast<uint8_t *>(buffer);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    uint64_t ready;
+    memcpy(&ready, buf, 8);
+    if (ready != kFrameReady) return UCX_IFUNC_INPROGRESS;
+    FrameHdr h;
+    memcpy(&h, buf, sizeof(h));
+    if (h.frame_size < sizeof(FrameHdr) + 8 || h.frame_size > buffer_size)
+        return UCX_IFUNC_INPROGRESS;  // header not fully there yet
+    if (frame_checksum(buf, h.frame_size) != h.checksum) return UCX_IFUNC_INPROGRESS;
+
+    // Complete frame: consume it whatever happens next.
+    auto consume = [&](ucx_ifunc_status_t st) {
+        memset(buf, 0, sizeof(FrameHdr));
+        memset(buf + h.frame_size - 8, 0, 8);
+        std::atomic_thread_fence(std::memory_order_release);
+        if (st != UCX_IFUNC_OK) {
+            ctx->stats.rejected++;
+            XRDMA_WARN("put-and-poll frame dropped: %s", why->c_str());
+        }
+        return st;
+    };
+    ucx_ifunc_status_t st = frame_check(buf, buffer_size, why);
+    if (st != UCX_IFUNC_OK) return consume(st);
+
+    Hash hash;
+    memcpy(hash.data(), h.hash, hash.size());
+    std::string entry(reinterpret_cast<const char *>(buf + sizeof(h)), h.entry_len);
+    std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
+    if (!img) {
+        if (!(h.flags & kFrameHasCode)) {
+            *why = "frame without code for image " + hash_hex(hash, 8) + ", which is not cached here";
+            return consume(UCX_IFUNC_ERR_NEED_CODE);
+        }
+        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &img, why);
+        if (st != UCX_IFUNC_OK) return consume(st);
+        ctx->stats.images_loaded++;
+    }
+    void *fn = img->entry(entry);
+    if (!fn) {
+        *why = "image " + hash_hex(hash, 8) + " has no entry '" + entry + "'";
+        return consume(UCX_IFUNC_ERR_NO_ENTRY);
+    }
+    uint8_t *args = buf + h.args_off;
+    if (h.flags & kFrameCompat) {
+        auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(fn);
+        ctx->in_dispatch++;
+        main_fn(args, h.args_len, target_args);
+        ctx->in_dispatch--;
+        ctx->stats.executed++;
+    } else {
+        xrdma_ctx x{};
+        x.context = ctx;
+        x.image = img;
+        x.entry = entry;
+        x.target_args = target_args;
+        x.fwd_rank = -1;
+        int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);
+        if (rc != 0) {
+            *why = "ifunc '" + entry + "' returned " + std::to_string(rc);
+            return consume(UCX_IFUNC_ERR_RETURN);
+        }
+    }
+    return consume(UCX_IFUNC_OK);
+}
+
+}  // namespace xrdma
+
+extern "C" {
+
+ucx_ifunc_status_t ucx_ifunc_frame_create(ucx_ifunc_h ifunc, const void *args, size_t args_size,
+                                          int with_code, ucx_ifunc_frame_t *frame)
+{
+    if (!ifunc || !frame || (args_size && !args)) return UCX_IFUNC_ERR_INVALID_PARAM;
+    ucx_ifunc_status_t st = frame_build(ifunc->hash, ifunc->entry, with_code ? ifunc->image.get() : nullptr,
+                                        false, args_size, frame);
+    if (st == UCX_IFUNC_OK && args_size) {
+        size_t n;
+        memcpy(ucx_ifunc_frame_args(frame, &n), args, args_size);
+    }
+    return st;
+}
+
+void ucx_ifunc_frame_free(ucx_ifunc_frame_t *frame)
+{
+    if (!frame) return;
+    free(frame->frame);
+    frame->frame = nullptr;
+    frame->frame_size = 0;
+}
+
+void *ucx_ifunc_frame_args(ucx_ifunc_frame_t *frame, size_t *args_size)
+{
+    if (!frame || !frame->frame) return nullptr;
+    FrameHdr h;
+    memcpy(&h, frame->frame, sizeof(h));
+    if (args_size) *args_size = h.args_len;
+    return static_cast<uint8_t *>(frame->frame) + h.args_off;
+}
+
+ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame, uint64_t remote_addr,
+                                       ucp_rkey_h rkey)
+{
+    if (!ep || !frame || !frame->frame || !rkey) return UCX_IFUNC_ERR_INVALID_PARAM;
+    frame_seal(frame);
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r = ucp_put_nbx(ep, frame->frame, frame->frame_size, remote_addr, rkey, &p);
+    if (r == nullptr) return UCX_IFUNC_OK;
+    if (UCS_PTR_IS_ERR(r)) return from_ucs(UCS_PTR_STATUS(r));
+    ucp_request_free(r);  // completes in the background; the caller flushes
+    return UCX_IFUNC_INPROGRESS;
+}
+
+ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer, size_t buffer_size,
+                                  void *target_args)
+{
+    if (!ctx || !buffer) return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (buffer_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
+    std::string why;
+    return frame_poll(ctx, buffer, buffer_size, target_args, &why);
+}
+
+}  // extern "C"

@@ -1,0 +1,193 @@
+// Target side: run an arrived invocation, then reply to the origin or
+// forward it; and the runtime API the injected code calls (xrdma_*).
+#include "context.h"
+
+#include "log.h"
+
+#include <cstring>
+
+using namespace xrdma;
+
+namespace xrdma {
+void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status,
+                    const std::string &msg, const void *reply, size_t reply_len);
+}
+
+namespace {
+
+// Where the final answer of an invocation goes.
+struct Route {
+    ucx_ifunc_context *ctx;
+    const InvokeHdr &h;
+    ucp_ep_h ep;  // nullptr: the origin is this process (complete locally)
+
+    void answer(ucx_ifunc_status_t st, const std::string &msg, const void *reply = nullptr,
+                size_t len = 0) const
+    {
+        if (st != UCX_IFUNC_OK) ctx->stats.rejected++;
+        if (ep)
+            send_reply(ctx, ep, h.req_id, st, msg, reply, len);
+        else
+            complete_local(ctx, h.req_id, st, msg, reply, len);
+    }
+};
+
+// Once forwarded, answers go to the origin through the peer table (or stay
+// here if this is the origin). False if the origin cannot be reached.
+bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
+{
+    if (h.origin_rank == ctx->params.rank) {
+        *ep = nullptr;
+        return true;
+    }
+    auto p = ctx->peers.find(h.origin_rank);
+    if (p == ctx->peers.end()) {
+        XRDMA_ERROR("origin rank %d is not reachable from rank %d: its answer is lost",
+                    h.origin_rank, ctx->params.rank);
+        return false;
+    }
+    *ep = p->second;
+    return true;
+}
+
+std::string at_rank(ucx_ifunc_context *ctx) { return "rank " + std::to_string(ctx->params.rank) + ": "; }
+
+}  // namespace
+
+namespace xrdma {
+
+void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
+{
+    std::string why;
+    if (in.recv_status != UCX_IFUNC_OK) {
+        XRDMA_ERROR("receiving an invocation failed: %s", ucx_ifunc_status_string(in.recv_status));
+        return;
+    }
+    ucx_ifunc_status_t st = invoke_hdr_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
+    if (st != UCX_IFUNC_OK) {
+        ctx->stats.rejected++;
+        // Answer if the header at least says who is waiting, else drop.
+        InvokeHdr ih;
+        if (in.hdr.size() == sizeof(ih) && in.reply_ep) {
+            memcpy(&ih, in.hdr.data(), sizeof(ih));
+            if (ih.magic == kInvokeMagic && !(ih.flags & kForwarded))
+                send_reply(ctx, in.reply_ep, ih.req_id, st, at_rank(ctx) + why, nullptr, 0);
+        }
+        XRDMA_WARN("dropping malformed invocation: %s", why.c_str());
+        return;
+    }
+    InvokeHdr h;
+    memcpy(&h, in.hdr.data(), sizeof(h));
+
+    ucp_ep_h back = in.reply_ep;
+    if (h.flags & kForwarded) {
+        if (!route_to_origin(ctx, h, &back)) {
+            ctx->stats.rejected++;
+            return;
+        }
+    } else if (!back) {
+        ctx->stats.rejected++;
+        XRDMA_ERROR("invocation without a reply endpoint: dropped");
+        return;
+    }
+    Route route{ctx, h, back};
+
+    const uint8_t *d = in.data.data();
+    std::string entry(reinterpret_cast<const char *>(d), h.entry_len);
+    const uint8_t *image = d + h.entry_len;
+    const uint8_t *args = image + h.image_len;
+    Hash hash;
+    memcpy(hash.data(), h.hash, hash.size());
+
+    std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
+    if (!img) {
+        if (!(h.flags & kHasCode)) {
+            XRDMA_DEBUG("need code for %s", hash_hex(hash, 8).c_str());
+            send_need_code(ctx, in.reply_ep, in);
+            return;
+        }
+        st = ctx->cache.insert(hash, image, h.image_len, &img, &why);
+        if (st != UCX_IFUNC_OK) {
+            route.answer(st, at_rank(ctx) + why);
+            return;
+        }
+        ctx->stats.images_loaded++;
+    }
+    void *fn = img->entry(entry);
+    if (!fn) {
+        route.answer(UCX_IFUNC_ERR_NO_ENTRY,
+                     at_rank(ctx) + "image " + hash_hex(hash, 8) +
+                         (img->view.has_entry(entry) ? " lists entry '" + entry + "' but its code does not define it"
+                                                     : " has no entry '" + entry + "'"));
+        return;
+    }
+
+    std::vector<uint8_t> cur_args(args, args + h.args_len);
+    for (;;) {
+        xrdma_ctx x{};
+        x.context = ctx;
+        x.hdr = &h;
+        x.image = img;
+        x.entry = entry;
+        x.reply_ep = in.reply_ep;
+        x.fwd_rank = -1;
+        int rc = dispatch_entry(ctx, &x, fn, cur_args.data(), cur_args.size());
+        if (rc != 0) {
+            route.answer(UCX_IFUNC_ERR_RETURN,
+                         at_rank(ctx) + "ifunc '" + entry + "' returned " + std::to_string(rc));
+            return;
+        }
+        if (!x.forwarded) {
+            route.answer(UCX_IFUNC_OK, "", x.reply.data(), x.reply.size());
+            return;
+        }
+        ctx->stats.forwarded++;
+        h.hops++;
+        h.flags |= kForwarded;
+        if (x.fwd_rank == ctx->params.rank) {  // the data is here: no message
+            cur_args = std::move(x.fwd_args);
+            if (!route_to_origin(ctx, h, &route.ep)) return;
+            continue;
+        }
+        ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
+        bool with_code = !code_known_by(ctx, dest, hash, true);
+        auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
+        st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
+        if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && route_to_origin(ctx, h, &route.ep)) {
+            route.answer(st, at_rank(ctx) + "forwarding to rank " + std::to_string(x.fwd_rank) + " failed");
+        }
+        return;
+    }
+}
+
+}  // namespace xrdma
+
+extern "C" {
+
+int xrdma_reply(xrdma_ctx_t *x, const void *buf, size_t bytes)
+{
+    if (!x || !x->hdr || x->replied || x->forwarded || (bytes && !buf)) return -1;
+    x->reply.assign(static_cast<const uint8_t *>(buf), static_cast<const uint8_t *>(buf) + bytes);
+    x->replied = true;
+    return 0;
+}
+
+int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
+{
+    if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
+        return -1;
+    ucx_ifunc_context *ctx = x->context;
+    if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
+    x->fwd_rank = rank;
+    x->fwd_args.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + args_size);
+    x->forwarded = true;
+    return 0;
+}
+
+int xrdma_origin(xrdma_ctx_t *x) { return (x && x->hdr) ? x->hdr->origin_rank : -1; }
+int xrdma_rank(xrdma_ctx_t *x) { return x ? x->context->params.rank : -1; }
+int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
+void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
+void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
+
+}  // extern "C"

@@ -1,0 +1,101 @@
+#include "wire.h"
+
+#include <cstring>
+
+namespace xrdma {
+
+ucx_ifunc_status_t invoke_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
+                                    std::string *why)
+{
+    if (hdr_len != sizeof(InvokeHdr)) {
+        *why = "invocation header has " + std::to_string(hdr_len) + " bytes, expected " +
+               std::to_string(sizeof(InvokeHdr));
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    InvokeHdr h;
+    memcpy(&h, hdr_p, sizeof(h));
+    if (h.magic != kInvokeMagic || h.version != kWireVersion) {
+        *why = "invocation header has a wrong magic or protocol version";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (h.entry_len == 0 || h.entry_len > kMaxEntryLen) {
+        *why = "entry name length " + std::to_string(h.entry_len) + " out of range";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (!(h.flags & kHasCode) && h.image_len != 0) {
+        *why = "image length without code flag";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    // Sum in 64 bits: each term is below 2^32 except image_len, checked first.
+    if (h.image_len > data_len ||
+        uint64_t(h.entry_len) + h.image_len + h.args_len != data_len) {
+        *why = "lengths in the invocation header (entry " + std::to_string(h.entry_len) +
+               ", image " + std::to_string(h.image_len) + ", args " + std::to_string(h.args_len) +
+               ") do not add up to the " + std::to_string(data_len) + " bytes received";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
+                                   std::string *why)
+{
+    if (hdr_len != sizeof(ReplyHdr)) {
+        *why = "reply header size mismatch";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    ReplyHdr h;
+    memcpy(&h, hdr_p, sizeof(h));
+    if (h.magic != kReplyMagic || h.version != kWireVersion) {
+        *why = "reply header has a wrong magic or protocol version";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (h.kind == kReplyResult) {
+        if (uint64_t(h.msg_len) + h.reply_len != data_len) {
+            *why = "reply lengths do not add up";
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
+    } else if (h.kind == kReplyNeedCode) {
+        if (data_len < sizeof(InvokeHdr)) {
+            *why = "need-code reply without the invocation";
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
+    } else {
+        *why = "unknown reply kind";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why)
+{
+    if (buffer_size < sizeof(FrameHdr) + 8) {
+        *why = "poll buffer smaller than a frame header";
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    }
+    FrameHdr h;
+    memcpy(&h, buf, sizeof(h));
+    uint64_t size = h.frame_size;
+    if (h.version != kWireVersion || size < sizeof(FrameHdr) + 8 || size > buffer_size ||
+        h.entry_len == 0 || h.entry_len > kMaxEntryLen) {
+        *why = "frame header is malformed (size " + std::to_string(size) + " in a buffer of " +
+               std::to_string(buffer_size) + ")";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    uint64_t code_end = sizeof(FrameHdr) + uint64_t(h.entry_len) + h.image_len;
+    if (!(h.flags & kFrameHasCode) && h.image_len) code_end = size;  // force failure
+    if (h.image_len > size || code_end > h.args_off || h.args_off > size ||
+        uint64_t(h.args_off) + h.args_len > size - 8) {
+        *why = "frame lengths do not fit in the frame";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    uint64_t nonce;
+    memcpy(&nonce, buf + size - 8, 8);
+    if (nonce != h.nonce) {
+        *why = "frame trailer does not match its header (torn or corrupt frame)";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    return UCX_IFUNC_OK;
+}
+
+}  // namespace xrdma

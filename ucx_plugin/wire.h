@@ -1,0 +1,99 @@
+// Wire protocol of the plugin over UCP active messages and put-and-poll
+// frames. All integers little-endian (this is checked at build time: only
+// little-endian hosts are supported). Layout documented in man/xrdma-image.5's
+// companion, ucx_ifunc(3), section WIRE PROTOCOL.
+#pragma once
+
+#include "image.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian hosts only");
+
+namespace xrdma {
+
+constexpr uint16_t kAmInvoke = 0xA1;  // origin/forwarder -> target
+constexpr uint16_t kAmReply  = 0xA2;  // target -> origin (or -> sender: need code)
+constexpr uint8_t  kWireVersion = 1;
+
+enum InvokeFlags : uint8_t {
+    kHasCode   = 1u << 0,  // the image follows the entry name
+    kForwarded = 1u << 1,  // reply goes to origin_rank through the peer table
+};
+
+// AM header of an invocation. Data: entry name, image (if kHasCode), args.
+struct InvokeHdr {
+    uint32_t magic;       // kInvokeMagic
+    uint8_t  version;     // kWireVersion
+    uint8_t  flags;       // InvokeFlags
+    uint16_t entry_len;   // 1..255
+    int32_t  origin_rank; // rank of the origin (-1: unknown, only direct replies)
+    uint32_t hops;        // forwards so far
+    uint64_t req_id;      // origin's request id
+    uint32_t args_len;
+    uint32_t reserved;
+    uint64_t image_len;   // 0 without kHasCode
+    uint8_t  hash[32];
+};
+static_assert(sizeof(InvokeHdr) == 72, "wire layout");
+constexpr uint32_t kInvokeMagic = 0x56495258;  // "XRIV"
+
+enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1 };
+
+// AM header of a reply. Data: message (msg_len), then reply bytes. For
+// kReplyNeedCode the data is the original InvokeHdr, entry and args instead,
+// so the sender can resend with code without having kept a copy.
+struct ReplyHdr {
+    uint32_t magic;      // kReplyMagic
+    uint8_t  version;
+    uint8_t  kind;       // ReplyKind
+    uint16_t msg_len;    // readable error message length (0 on success)
+    int32_t  status;     // ucx_ifunc_status_t
+    int32_t  rank;       // rank that answered
+    uint64_t req_id;
+    uint32_t reply_len;
+    uint32_t reserved;
+};
+static_assert(sizeof(ReplyHdr) == 32, "wire layout");
+constexpr uint32_t kReplyMagic = 0x50525258;  // "XRRP"
+
+constexpr size_t kMaxEntryLen = 255;
+
+// Check an InvokeHdr against the data length that came with it.
+ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
+                                    std::string *why);
+// Check a ReplyHdr against its data length.
+ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
+                                   std::string *why);
+
+// ---- put-and-poll frames ----
+// [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]
+// One put of the whole frame; the target runs it once ready word, trailer
+// nonce and checksum agree (a frame still being written never does).
+struct FrameHdr {
+    uint64_t ready;       // kFrameReady once the whole frame is there
+    uint32_t frame_size;  // whole frame incl. header and trailer
+    uint8_t  version;
+    uint8_t  flags;       // FrameFlags
+    uint16_t entry_len;
+    uint64_t nonce;       // repeated in the trailer
+    uint64_t checksum;    // frame_checksum(): over everything but ready and itself
+    uint32_t args_off;    // from frame start, 16-aligned
+    uint32_t args_len;
+    uint64_t image_len;
+    uint8_t  hash[32];
+};
+static_assert(sizeof(FrameHdr) == 80, "wire layout");
+constexpr uint64_t kFrameReady = 0x31454d4152465258ull;  // "XRFRAME1"
+
+enum FrameFlags : uint8_t {
+    kFrameHasCode = 1u << 0,
+    kFrameCompat  = 1u << 1,  // entry is <name>_main(payload, size, target_args)
+};
+
+// Validate a frame found in a buffer of @p buffer_size bytes.
+ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why);
+
+}  // namespace xrdma

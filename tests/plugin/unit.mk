@@ -1,1 +1,20 @@
-# unit tests of the image format
+# unit tests of the image format, the ELF reader and xrdma-cc
+
+# Test ifunc images, built by xrdma-cc at make check time. Other fragments
+# append to TEST_IFUNC_IMAGES; each image is built from the .c of the same
+# name (keep the sources in EXTRA_DIST).
+TEST_IFUNC_IMAGES = tests/plugin/ifuncs/unit_two.xfn
+EXTRA_DIST += tests/plugin/ifuncs/unit_two.c
+check_DATA += $(TEST_IFUNC_IMAGES)
+CLEANFILES += $(TEST_IFUNC_IMAGES)
+
+tests/plugin/ifuncs/%.xfn: tests/plugin/ifuncs/%.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+
+check_PROGRAMS += tests/plugin/test_image
+TESTS += tests/plugin/test_image
+
+tests_plugin_test_image_SOURCES = tests/plugin/test_image.cc
+tests_plugin_test_image_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
+tests_plugin_test_image_LDFLAGS = -no-install
+

@@ -11,10 +11,13 @@ CLEANFILES += $(TEST_IFUNC_IMAGES)
 tests/plugin/ifuncs/%.xfn: tests/plugin/ifuncs/%.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 
-check_PROGRAMS += tests/plugin/test_image
-TESTS += tests/plugin/test_image
+check_PROGRAMS += tests/plugin/test_image tests/plugin/test_xrdma_cc
+TESTS += tests/plugin/test_image tests/plugin/test_xrdma_cc
 
 tests_plugin_test_image_SOURCES = tests/plugin/test_image.cc
 tests_plugin_test_image_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_image_LDFLAGS = -no-install
 
+tests_plugin_test_xrdma_cc_SOURCES = tests/plugin/test_xrdma_cc.cc
+tests_plugin_test_xrdma_cc_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
+tests_plugin_test_xrdma_cc_LDFLAGS = -no-install

@@ -1,0 +1,321 @@
+// Tests of the xrdma-cc driver: runs the built tool on small sources.
+#include "elf.h"
+#include "image.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace xrdma;
+
+namespace {
+
+std::string env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+std::string builddir() { return env_or("XRDMA_TEST_BUILDDIR", "."); }
+std::string srcdir() { return env_or("XRDMA_TEST_SRCDIR", "."); }
+std::string xrdma_cc() { return builddir() + "/tools/xrdma-cc"; }
+std::string include_flag() { return "-I" + srcdir() + "/ucx_plugin/include"; }
+
+std::string slurp(const std::string &path)
+{
+    std::string s;
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return s;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) s.append(buf, n);
+    fclose(f);
+    return s;
+}
+
+std::vector<std::string> list_dir(const std::string &dir)
+{
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names.push_back(e->d_name);
+        closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void remove_tree(const std::string &dir)
+{
+    for (const auto &n : list_dir(dir)) {
+        std::string p = dir + "/" + n;
+        struct stat st;
+        if (lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(p);
+        else
+            unlink(p.c_str());
+    }
+    rmdir(dir.c_str());
+}
+
+struct Outcome {
+    int status = -1;  // exit code, or -1 if it did not exit normally
+    std::string out, err;
+};
+
+// Each test works in its own directory: sources and outputs in work/, and
+// xrdma-cc's TMPDIR in tmp/ so that leftovers can be detected.
+class XrdmaCc : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/test_xrdma_cc.XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        root_ = tmpl;
+        work_ = root_ + "/work";
+        tmp_ = root_ + "/tmp";
+        ASSERT_EQ(mkdir(work_.c_str(), 0700), 0);
+        ASSERT_EQ(mkdir(tmp_.c_str(), 0700), 0);
+    }
+    void TearDown() override
+    {
+        // Whatever happened, xrdma-cc must not leave temporary files.
+        EXPECT_TRUE(list_dir(tmp_).empty()) << "xrdma-cc left files in its TMPDIR";
+        remove_tree(root_);
+    }
+
+    void write(const std::string &name, const std::string &text)
+    {
+        FILE *f = fopen((work_ + "/" + name).c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fputs(text.c_str(), f);
+        fclose(f);
+    }
+
+    // Run xrdma-cc with @p args in work/; capture stdout and stderr.
+    Outcome xcc(const std::vector<std::string> &args)
+    {
+        Outcome r;
+        std::string out = root_ + "/stdout", err = root_ + "/stderr";
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (chdir(work_.c_str()) != 0) _exit(126);
+            int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (o < 0 || e < 0) _exit(126);
+            dup2(o, 1);
+            dup2(e, 2);
+            setenv("TMPDIR", tmp_.c_str(), 1);
+            std::vector<std::string> full = {xrdma_cc()};
+            full.insert(full.end(), args.begin(), args.end());
+            std::vector<char *> argv;
+            for (auto &a : full) argv.push_back(const_cast<char *>(a.c_str()));
+            argv.push_back(nullptr);
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        r.out = slurp(out);
+        r.err = slurp(err);
+        unlink(out.c_str());
+        unlink(err.c_str());
+        return r;
+    }
+
+    bool exists(const std::string &name) { return access((work_ + "/" + name).c_str(), F_OK) == 0; }
+
+    // Parse work/<name> as an image and return its entries.
+    std::vector<std::string> entries_of(const std::string &name, ImageView *view_out = nullptr)
+    {
+        bytes_ = slurp(work_ + "/" + name);
+        ImageView v;
+        std::string why;
+        EXPECT_EQ(image_parse(reinterpret_cast<const uint8_t *>(bytes_.data()), bytes_.size(), &v, &why),
+                  UCX_IFUNC_OK)
+            << why;
+        if (view_out) *view_out = v;
+        return std::vector<std::string>(v.entries.begin(), v.entries.end());
+    }
+
+    std::string root_, work_, tmp_;
+    std::string bytes_;  // backing store of the last parsed image
+};
+
+const char kTwoEntries[] =
+    "#include <xrdma_ifunc.h>\n"
+    "static int twice(int x) { return 2 * x; }\n"
+    "XRDMA_IFUNC(first) { (void)ctx; (void)args; return twice((int)args_size) != 0; }\n"
+    "XRDMA_IFUNC(second) { return xrdma_reply(ctx, args, args_size); }\n";
+
+std::string errors_of(const Outcome &r) { return "stdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+TEST_F(XrdmaCc, Help)
+{
+    Outcome r = xcc({"--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("Usage"), std::string::npos);
+    EXPECT_NE(r.out.find("--showme"), std::string::npos);
+}
+
+TEST_F(XrdmaCc, ShowmePrintsCommandAndCreatesNothing)
+{
+    write("two.c", kTwoEntries);
+    Outcome r = xcc({"--showme", include_flag(), "-O3", "-DX=1", "two.c", "-o", "out.xfn"});
+    EXPECT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_NE(r.out.find(" -shared"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" -fPIC"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" -fvisibility=hidden"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" two.c"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" -DX=1"), std::string::npos) << r.out;
+    // User flags come after the driver's, so they override -O2.
+    EXPECT_LT(r.out.find(" -O2"), r.out.find(" -O3")) << r.out;
+    EXPECT_EQ(list_dir(work_), std::vector<std::string>{"two.c"});
+}
+
+TEST_F(XrdmaCc, ShowmeUsesClangxxForCxx)
+{
+    write("v.cc", "");
+    Outcome r = xcc({"--showme", "v.cc"});
+    EXPECT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_NE(r.out.find("clang++"), std::string::npos) << r.out;
+}
+
+TEST_F(XrdmaCc, TwoEntries)
+{
+    write("two.c", kTwoEntries);
+    Outcome r = xcc({include_flag(), "two.c", "-o", "two.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    ImageView v;
+    EXPECT_EQ(entries_of("two.xfn", &v), (std::vector<std::string>{"first", "second"}));
+    ASSERT_EQ(v.parts.size(), 1u);
+    EXPECT_EQ(v.parts[0].kind, PartKind::native_elf);
+    EXPECT_EQ(v.parts[0].triple, host_triple());
+    ElfInfo info;
+    std::string why;
+    ASSERT_EQ(elf_inspect(v.parts[0].data, v.parts[0].size, &info, &why), UCX_IFUNC_OK) << why;
+    EXPECT_EQ(info.machine, elf_host_machine());
+    for (const auto &s : info.dynsyms) EXPECT_NE(s.name, "twice") << "helpers stay hidden";
+}
+
+TEST_F(XrdmaCc, DefaultOutputName)
+{
+    write("my_func.c", kTwoEntries);
+    Outcome r = xcc({"-v", include_flag(), "my_func.c"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_TRUE(exists("my_func.xfn"));
+    EXPECT_NE(r.err.find("-shared"), std::string::npos) << "-v prints the command: " << r.err;
+    EXPECT_EQ(entries_of("my_func.xfn").size(), 2u);
+}
+
+TEST_F(XrdmaCc, CxxAndMixedSources)
+{
+    write("v.cc",
+          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
+          "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
+    write("c.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { (void)ctx; (void)args; return (int)args_size; }\n");
+    Outcome r = xcc({include_flag(), "v.cc", "-o", "v.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_EQ(entries_of("v.xfn"), std::vector<std::string>{"vec"});
+    // C and C++ together: each compiled by its own driver, linked by clang++.
+    r = xcc({include_flag(), "c.c", "v.cc", "-o", "mixed.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_EQ(entries_of("mixed.xfn"), (std::vector<std::string>{"plain", "vec"}));
+}
+
+TEST_F(XrdmaCc, UserDefinesReachClang)
+{
+    write("d.c",
+          "#include <xrdma_ifunc.h>\n#ifndef WANT\n#error WANT not defined\n#endif\n"
+          "#if WANT == 2\nXRDMA_IFUNC(two) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n"
+          "#ifdef ALSO\nXRDMA_IFUNC(also) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n");
+    Outcome r = xcc({include_flag(), "-D", "WANT=2", "-DALSO", "d.c"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_EQ(entries_of("d.xfn"), (std::vector<std::string>{"also", "two"}));
+    r = xcc({include_flag(), "-DWANT=2", "-DALSO", "-U", "ALSO", "d.c", "-o", "d2.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_EQ(entries_of("d2.xfn"), std::vector<std::string>{"two"});
+}
+
+TEST_F(XrdmaCc, MarkerWithoutFunctionFails)
+{
+    // A hand-made marker whose function does not exist is caught.
+    write("ghost.c",
+          "__attribute__((visibility(\"default\"), used)) const char __xrdma_entry_ghost[] = \"ghost\";\n");
+    Outcome r = xcc({"ghost.c"});
+    EXPECT_EQ(r.status, 1) << errors_of(r);
+    EXPECT_NE(r.err.find("ghost"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("ghost.xfn"));
+}
+
+TEST_F(XrdmaCc, NoEntryFailsClearly)
+{
+    write("none.c", "int helper(int x) { return x + 1; }\n");
+    Outcome r = xcc({include_flag(), "none.c", "-o", "none.xfn"});
+    EXPECT_EQ(r.status, 1) << errors_of(r);
+    EXPECT_NE(r.err.find("no ifunc entry"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("XRDMA_IFUNC"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("none.xfn"));
+}
+
+TEST_F(XrdmaCc, SyntaxErrorFails)
+{
+    write("bad.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(f) { return ; \n");
+    Outcome r = xcc({include_flag(), "bad.c"});
+    EXPECT_EQ(r.status, 1) << errors_of(r);
+    EXPECT_NE(r.err.find("error"), std::string::npos) << "clang's diagnostics are visible: " << r.err;
+    EXPECT_FALSE(exists("bad.xfn"));
+    EXPECT_EQ(list_dir(work_), std::vector<std::string>{"bad.c"});
+}
+
+TEST_F(XrdmaCc, MissingClangFails)
+{
+    write("two.c", kTwoEntries);
+    setenv("XRDMA_CLANG", "/nonexistent/clang-14", 1);
+    Outcome r = xcc({include_flag(), "two.c"});
+    unsetenv("XRDMA_CLANG");
+    EXPECT_EQ(r.status, 1) << errors_of(r);
+    EXPECT_NE(r.err.find("/nonexistent/clang-14"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("two.xfn"));
+}
+
+TEST_F(XrdmaCc, UsageErrors)
+{
+    write("two.c", kTwoEntries);
+    EXPECT_EQ(xcc({}).status, 2);
+    EXPECT_EQ(xcc({"-c", "two.c"}).status, 2);
+    EXPECT_EQ(xcc({"notes.txt"}).status, 2);
+    EXPECT_EQ(xcc({"two.c", "-o"}).status, 2);
+    Outcome r = xcc({"--emit=bitcode", "two.c"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("native"), std::string::npos) << r.err;
+    EXPECT_EQ(xcc({"--target=riscv64-linux-gnu", "two.c"}).status, 2);
+    EXPECT_EQ(list_dir(work_), std::vector<std::string>{"two.c"});
+}
+
+// The image make check built from tests/plugin/ifuncs/unit_two.c.
+TEST(XrdmaCcBuild, MakeCheckImage)
+{
+    std::string bytes = slurp(builddir() + "/tests/plugin/ifuncs/unit_two.xfn");
+    ASSERT_FALSE(bytes.empty());
+    ImageView v;
+    std::string why;
+    ASSERT_EQ(image_parse(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), &v, &why), UCX_IFUNC_OK)
+        << why;
+    EXPECT_EQ(std::vector<std::string>(v.entries.begin(), v.entries.end()),
+              (std::vector<std::string>{"add", "echo"}));
+}
+
+}  // namespace

@@ -1,0 +1,1 @@
+# benchmarks (filled in by the benchmark work)

@@ -178,7 +178,7 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     ctx->stats.invocations_sent++;
     if (h.flags & kHasCode) ctx->stats.code_sends++;
     ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
-    return post(ep, kAmInvoke, op);
+    return post(ep, ctx->am_invoke, op);
 }
 
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
@@ -200,7 +200,7 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
     op->payload.insert(op->payload.end(), static_cast<const uint8_t *>(reply),
                        static_cast<const uint8_t *>(reply) + reply_len);
     ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
-    post(ep, kAmReply, op);
+    post(ep, ctx->am_reply, op);
 }
 
 void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
@@ -219,7 +219,7 @@ void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
     op->payload = in.hdr;
     op->payload.insert(op->payload.end(), in.data.begin(), in.data.end());
     ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
-    post(ep, kAmReply, op);
+    post(ep, ctx->am_reply, op);
 }
 
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
@@ -242,6 +242,7 @@ std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *
 
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
 {
+    x->payload = static_cast<const uint8_t *>(args);
     auto fn = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
     ctx->in_dispatch++;
     int rc = ctx->params.dispatch
@@ -268,8 +269,10 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
     if (!ctx) return UCX_IFUNC_ERR_NO_MEMORY;
     ctx->params = *params;
     if (ctx->params.size == 0) ctx->params.size = 1;
-    ucs_status_t st = set_handler(params->worker, kAmInvoke, am_invoke_cb, ctx);
-    if (st == UCS_OK) st = set_handler(params->worker, kAmReply, am_reply_cb, ctx);
+    ctx->am_invoke = params->am_id ? params->am_id : kAmInvoke;
+    ctx->am_reply = uint16_t(ctx->am_invoke + 1);
+    ucs_status_t st = set_handler(params->worker, ctx->am_invoke, am_invoke_cb, ctx);
+    if (st == UCS_OK) st = set_handler(params->worker, ctx->am_reply, am_reply_cb, ctx);
     ctx->am_enabled = (st == UCS_OK);
     if (!ctx->am_enabled)
         XRDMA_INFO("active messages unavailable on this worker (%s): put-and-poll only",
@@ -283,8 +286,8 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
     if (!ctx) return;
     ctx->destroying = true;
     if (ctx->am_enabled) {
-        set_handler(ctx->params.worker, kAmInvoke, nullptr, nullptr);
-        set_handler(ctx->params.worker, kAmReply, nullptr, nullptr);
+        set_handler(ctx->params.worker, ctx->am_invoke, nullptr, nullptr);
+        set_handler(ctx->params.worker, ctx->am_reply, nullptr, nullptr);
     }
     // Rendezvous receives still write into queued messages: let them finish.
     for (int i = 0; i < 100000; ++i) {

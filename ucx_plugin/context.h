@@ -35,6 +35,8 @@ struct xrdma_ctx {
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;
     std::vector<uint8_t> fwd_args;
+    const uint8_t *payload;            // what the dispatch hook was given
+    size_t fwd_prefix;                 // bytes of it kept in front of forwards
 };
 
 namespace xrdma {
@@ -61,6 +63,7 @@ struct Pending {
 struct ucx_ifunc_context {
     ucx_ifunc_context_params_t params;
     bool am_enabled;
+    uint16_t am_invoke, am_reply;  // AM ids of this context
     bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     uint64_t next_req_id = 1;

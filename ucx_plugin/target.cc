@@ -179,7 +179,9 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     ucx_ifunc_context *ctx = x->context;
     if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
     x->fwd_rank = rank;
-    x->fwd_args.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + args_size);
+    x->fwd_args.assign(x->payload, x->payload + x->fwd_prefix);
+    x->fwd_args.insert(x->fwd_args.end(), static_cast<const uint8_t *>(args),
+                       static_cast<const uint8_t *>(args) + args_size);
     x->forwarded = true;
     return 0;
 }
@@ -189,5 +191,10 @@ int xrdma_rank(xrdma_ctx_t *x) { return x ? x->context->params.rank : -1; }
 int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
 void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
 void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
+
+void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data = layer_data; }
+void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
+void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
+int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
 
 }  // extern "C"

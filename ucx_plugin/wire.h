@@ -14,6 +14,7 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian hosts on
 
 namespace xrdma {
 
+// Default AM ids (a context may be given others: invoke id, reply = id + 1).
 constexpr uint16_t kAmInvoke = 0xA1;  // origin/forwarder -> target
 constexpr uint16_t kAmReply  = 0xA2;  // target -> origin (or -> sender: need code)
 constexpr uint8_t  kWireVersion = 1;

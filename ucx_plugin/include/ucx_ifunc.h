@@ -77,6 +77,12 @@ typedef struct {
     /** Optional: called to run each entry (default: entry(ctx,payload,size)). */
     ucx_ifunc_dispatch_fn_t dispatch;
     void        *dispatch_arg; /**< Passed to @ref dispatch. */
+    /**
+     * First of the two UCP AM ids this context uses (it also uses id+1).
+     * 0: the default (0xA1). Several contexts can share a worker with
+     * distinct ids; all peers of a context must use the same ids.
+     */
+    uint16_t     am_id;
 } ucx_ifunc_context_params_t;
 
 /**
@@ -169,6 +175,21 @@ size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx);
  * invocations carrying only a hash get "need code" and are resent with it.
  */
 void ucx_ifunc_cache_flush(ucx_ifunc_context_h ctx);
+
+/* ---- For the layer above (the MPI layer), inside its dispatch hook ---- */
+
+/** Attach layer data to an invocation (read back with ucx_ifunc_ctx_layer()). */
+void ucx_ifunc_ctx_set_layer(struct xrdma_ctx *x, void *layer_data);
+/** Layer data of an invocation, or NULL. */
+void *ucx_ifunc_ctx_layer(struct xrdma_ctx *x);
+/**
+ * Keep the first @p prefix_len bytes of the payload the dispatch hook got in
+ * front of the arguments of a forward: a layer's own header travels along
+ * while xrdma_forward() callers only see their arguments.
+ */
+void ucx_ifunc_ctx_set_forward_prefix(struct xrdma_ctx *x, size_t prefix_len);
+/** Whether the invocation has replied or forwarded already. */
+int ucx_ifunc_ctx_answered(struct xrdma_ctx *x);
 
 /** Counters of a context, for tests, tools and benchmarks. */
 typedef struct {

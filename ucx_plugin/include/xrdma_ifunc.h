@@ -41,7 +41,9 @@ typedef int (*xrdma_ifunc_entry_t)(xrdma_ctx_t *ctx, const void *args,
  * `ctx`, `args` and `args_size` in scope. The marker symbol lets xrdma-cc
  * list the entries of an image without running any of its code.
  */
-#define XRDMA_IFUNC(name)                                                     \
+#define XRDMA_IFUNC(name) XRDMA_IFUNC_DEFINE_(name)
+/* Indirection: a name that is itself a macro expands before it is pasted. */
+#define XRDMA_IFUNC_DEFINE_(name)                                             \
     XRDMA_IFUNC_LINKAGE __attribute__((visibility("default"), used))          \
     const char __xrdma_entry_##name[] = #name;                                 \
     XRDMA_IFUNC_LINKAGE __attribute__((visibility("default")))                \

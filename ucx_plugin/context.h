@@ -37,6 +37,8 @@ struct xrdma_ctx {
     std::vector<uint8_t> fwd_args;
     const uint8_t *payload;            // what the dispatch hook was given
     size_t fwd_prefix;                 // bytes of it kept in front of forwards
+    ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail()
+    std::string fail_message;
 };
 
 namespace xrdma {

@@ -132,6 +132,32 @@ void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t 
 
 extern "C" {
 
+ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const char *entry,
+                                         char *entry_out, size_t entry_out_size, char *why_out,
+                                         size_t why_size)
+{
+    auto copy_out = [](char *dst, size_t cap, const std::string &s) {
+        if (dst && cap) snprintf(dst, cap, "%s", s.c_str());
+    };
+    if (!image) return UCX_IFUNC_ERR_INVALID_PARAM;
+    ImageView view;
+    std::string why;
+    ucx_ifunc_status_t st = image_parse(static_cast<const uint8_t *>(image), size, &view, &why);
+    if (st == UCX_IFUNC_OK) {
+        if (!entry && view.entries.size() != 1) {
+            why = "image has " + std::to_string(view.entries.size()) + " entries: name the one to use";
+            st = UCX_IFUNC_ERR_NO_ENTRY;
+        } else if (entry && !view.has_entry(entry)) {
+            why = std::string("image has no entry '") + entry + "'";
+            st = UCX_IFUNC_ERR_NO_ENTRY;
+        } else {
+            copy_out(entry_out, entry_out_size, entry ? std::string(entry) : std::string(view.entries[0]));
+        }
+    }
+    copy_out(why_out, why_size, why);
+    return st;
+}
+
 ucx_ifunc_status_t ucx_ifunc_register_mem(ucx_ifunc_context_h ctx, const void *image, size_t size,
                                           const char *entry, unsigned flags, ucx_ifunc_h *ifunc_p)
 {
@@ -146,24 +172,15 @@ ucx_ifunc_status_t ucx_ifunc_register_mem(ucx_ifunc_context_h ctx, const void *i
         if (name.empty() || name.size() > kMaxEntryLen) return UCX_IFUNC_ERR_NO_ENTRY;
         image_peek_hash(bytes->data(), bytes->size(), &hash);
     } else {
-        ImageView view;
-        std::string why;
-        ucx_ifunc_status_t st = image_parse(bytes->data(), bytes->size(), &view, &why);
+        char resolved[kMaxEntryLen + 1], why[512];
+        ucx_ifunc_status_t st = ucx_ifunc_image_check(bytes->data(), bytes->size(), entry, resolved,
+                                                      sizeof(resolved), why, sizeof(why));
         if (st != UCX_IFUNC_OK) {
-            XRDMA_ERROR("image rejected: %s", why.c_str());
+            XRDMA_ERROR("image rejected: %s", why);
             return st;
         }
-        if (name.empty()) {
-            if (view.entries.size() != 1) {
-                XRDMA_ERROR("image has %zu entries: name the one to use", view.entries.size());
-                return UCX_IFUNC_ERR_NO_ENTRY;
-            }
-            name = std::string(view.entries[0]);
-        } else if (!view.has_entry(name)) {
-            XRDMA_ERROR("image has no entry '%s'", name.c_str());
-            return UCX_IFUNC_ERR_NO_ENTRY;
-        }
-        hash = view.hash;
+        name = resolved;
+        image_peek_hash(bytes->data(), bytes->size(), &hash);
     }
     auto *f = new (std::nothrow) ucx_ifunc;
     if (!f) return UCX_IFUNC_ERR_NO_MEMORY;

@@ -132,6 +132,10 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         x.reply_ep = in.reply_ep;
         x.fwd_rank = -1;
         int rc = dispatch_entry(ctx, &x, fn, cur_args.data(), cur_args.size());
+        if (x.fail_status != UCX_IFUNC_OK) {
+            route.answer(x.fail_status, at_rank(ctx) + x.fail_message);
+            return;
+        }
         if (rc != 0) {
             route.answer(UCX_IFUNC_ERR_RETURN,
                          at_rank(ctx) + "ifunc '" + entry + "' returned " + std::to_string(rc));
@@ -196,5 +200,11 @@ void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data =
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
 void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
+
+void ucx_ifunc_ctx_fail(xrdma_ctx_t *x, ucx_ifunc_status_t status, const char *message)
+{
+    x->fail_status = status;
+    x->fail_message = message ? message : ucx_ifunc_status_string(status);
+}
 
 }  // extern "C"

@@ -190,6 +190,20 @@ void *ucx_ifunc_ctx_layer(struct xrdma_ctx *x);
 void ucx_ifunc_ctx_set_forward_prefix(struct xrdma_ctx *x, size_t prefix_len);
 /** Whether the invocation has replied or forwarded already. */
 int ucx_ifunc_ctx_answered(struct xrdma_ctx *x);
+/**
+ * Fail the invocation with @p status and readable @p message (copied) instead
+ * of running or answering it; the dispatch hook then returns non-zero.
+ */
+void ucx_ifunc_ctx_fail(struct xrdma_ctx *x, ucx_ifunc_status_t status, const char *message);
+
+/**
+ * Validate an image without a context: the status image_parse gives, plus
+ * NO_ENTRY if @p entry (or, when NULL, a single entry) is not listed. The
+ * resolved entry name goes to @p entry_out, a readable cause to @p why.
+ */
+ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const char *entry,
+                                         char *entry_out, size_t entry_out_size,
+                                         char *why, size_t why_size);
 
 /** Counters of a context, for tests, tools and benchmarks. */
 typedef struct {

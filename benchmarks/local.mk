@@ -1,1 +1,40 @@
-# benchmarks (filled in by the benchmark work)
+# benchmarks: MPI-launched measurements of the plugin (`make bench-plugin`).
+noinst_PROGRAMS += benchmarks/plugin_invoke_latency
+benchmarks_plugin_invoke_latency_SOURCES = benchmarks/plugin_invoke_latency.c benchmarks/bench_common.h
+benchmarks_plugin_invoke_latency_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+benchmarks_plugin_invoke_latency_LDADD = libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
+# A real executable (no libtool wrapper): it finds its image beside itself.
+benchmarks_plugin_invoke_latency_LDFLAGS = -no-install
+EXTRA_benchmarks_plugin_invoke_latency_DEPENDENCIES = $(BENCH_IFUNC_IMAGES)
+
+BENCH_IFUNC_IMAGES = benchmarks/echo_ifunc.xfn
+EXTRA_DIST += benchmarks/echo_ifunc.c
+CLEANFILES += $(BENCH_IFUNC_IMAGES)
+
+# Ifunc images of the benchmarks (tests and examples have their own rules).
+benchmarks/%.xfn: benchmarks/%.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+
+# Root, more ranks than cores, yielding MPI waits, and UCX one-sided and
+# point-to-point components allowed on machines without RDMA devices (the
+# same flags as scripts/demo).
+BENCH_MPIRUN = $(MPIRUN)
+BENCH_MPIRUN_FLAGS = --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+	--mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
+	--mca osc_ucx_tls any --mca osc_ucx_devices any
+BENCH_PLUGIN_ARGS =
+
+# Warm ifunc round trip vs. a predeployed UCP AM ping-pong, and the cold
+# first invocation, over UCX shared memory and over TCP loopback.
+bench-plugin: benchmarks/plugin_invoke_latency$(EXEEXT) $(BENCH_IFUNC_IMAGES)
+	@for t in shm tcp; do \
+	  case $$t in \
+	    shm) env="-x UCX_TLS=sm,self" ;; \
+	    tcp) env="-x UCX_TLS=tcp -x UCX_NET_DEVICES=lo" ;; \
+	  esac; \
+	  echo "=== plugin_invoke_latency over $$t ==="; \
+	  $(BENCH_MPIRUN) $(BENCH_MPIRUN_FLAGS) $$env -n 2 \
+	    benchmarks/plugin_invoke_latency$(EXEEXT) $(BENCH_PLUGIN_ARGS) || exit 1; \
+	  echo; \
+	done
+.PHONY: bench-plugin

@@ -1,0 +1,212 @@
+/* Helpers of the MPI-launched benchmarks: MPI bootstraps one UCP worker
+ * plus ucx_ifunc context per rank (endpoints to every other rank), idle
+ * policy, timing and sample statistics. Header-only: each benchmark is one
+ * translation unit. */
+#ifndef XRDMA_BENCH_COMMON_H
+#define XRDMA_BENCH_COMMON_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <limits.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucp/api/ucp.h>
+#include <ucx_ifunc.h>
+#include <unistd.h>
+
+static const char *bench_name = "bench";
+static int bench_rank = -1;
+
+static void bench_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s[rank %d]: ", bench_name, bench_rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+static double bench_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+struct bench_ucx {
+    ucp_context_h ucp;
+    ucp_worker_h worker;
+    ucp_ep_h *eps; /* eps[r]; NULL for this rank */
+    ucx_ifunc_context_h ictx;
+    int rank, size;
+};
+
+static void bench_ucx_check(ucs_status_t st, const char *what)
+{
+    if (st != UCS_OK) bench_die("%s: %s", what, ucs_status_string(st));
+}
+
+/* Context (AM + RMA), worker, ifunc context; worker addresses exchanged with
+ * MPI_Allgather of their lengths then MPI_Allgatherv; an endpoint to every
+ * other rank, each made a peer of the ifunc context. */
+static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b->size);
+    ucp_config_t *cfg;
+    bench_ucx_check(ucp_config_read(NULL, NULL, &cfg), "ucp_config_read");
+    ucp_params_t p;
+    memset(&p, 0, sizeof(p));
+    p.field_mask = UCP_PARAM_FIELD_FEATURES;
+    p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
+    bench_ucx_check(ucp_init(&p, cfg, &b->ucp), "ucp_init");
+    ucp_config_release(cfg);
+    ucp_worker_params_t wp;
+    memset(&wp, 0, sizeof(wp));
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+    bench_ucx_check(ucp_worker_create(b->ucp, &wp, &b->worker), "ucp_worker_create");
+
+    ucp_address_t *addr;
+    size_t len;
+    bench_ucx_check(ucp_worker_get_address(b->worker, &addr, &len), "ucp_worker_get_address");
+    if (len > INT_MAX) bench_die("worker address too long");
+    int mylen = (int)len, total = 0;
+    int *lens = malloc(b->size * sizeof(int)), *displs = malloc(b->size * sizeof(int));
+    MPI_Allgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < b->size; ++r) {
+        displs[r] = total;
+        if (lens[r] > INT_MAX - total) bench_die("worker addresses too long");
+        total += lens[r];
+    }
+    char *all = malloc(total ? total : 1);
+    MPI_Allgatherv(addr, mylen, MPI_BYTE, all, lens, displs, MPI_BYTE, MPI_COMM_WORLD);
+    ucp_worker_release_address(b->worker, addr);
+
+    ucx_ifunc_context_params_t cp;
+    memset(&cp, 0, sizeof(cp));
+    cp.worker = b->worker;
+    cp.rank = b->rank;
+    cp.size = b->size;
+    cp.user_ptr = user_ptr;
+    ucx_ifunc_status_t ist = ucx_ifunc_context_create(&cp, &b->ictx);
+    if (ist != UCX_IFUNC_OK) bench_die("ucx_ifunc_context_create: %s", ucx_ifunc_status_string(ist));
+
+    b->eps = calloc(b->size, sizeof(ucp_ep_h));
+    for (int r = 0; r < b->size; ++r) {
+        if (r == b->rank) continue;
+        ucp_ep_params_t ep;
+        memset(&ep, 0, sizeof(ep));
+        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        ep.address = (const ucp_address_t *)(all + displs[r]);
+        bench_ucx_check(ucp_ep_create(b->worker, &ep, &b->eps[r]), "ucp_ep_create");
+        ist = ucx_ifunc_peer_add(b->ictx, r, b->eps[r]);
+        if (ist != UCX_IFUNC_OK) bench_die("ucx_ifunc_peer_add: %s", ucx_ifunc_status_string(ist));
+    }
+    free(all);
+    free(lens);
+    free(displs);
+}
+
+static void bench_ucx_fini(struct bench_ucx *b)
+{
+    ucs_status_ptr_t *reqs = calloc(b->size, sizeof(*reqs));
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof(p));
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    for (int r = 0; r < b->size; ++r)
+        if (b->eps[r]) reqs[r] = ucp_ep_close_nbx(b->eps[r], &p);
+    for (int r = 0; r < b->size; ++r) {
+        if (!reqs[r] || UCS_PTR_IS_ERR(reqs[r])) continue;
+        while (ucp_request_check_status(reqs[r]) == UCS_INPROGRESS) ucp_worker_progress(b->worker);
+        ucp_request_free(reqs[r]);
+    }
+    free(reqs);
+    MPI_Barrier(MPI_COMM_WORLD); /* no worker goes while a peer still closes */
+    ucx_ifunc_context_destroy(b->ictx);
+    ucp_worker_destroy(b->worker);
+    ucp_cleanup(b->ucp);
+    free(b->eps);
+}
+
+/* Idle progress calls before sched_yield: none when the ranks of this node
+ * outnumber its cores (the rank with work needs the core now), else many. */
+static long bench_choose_spin(void)
+{
+    MPI_Comm local;
+    int nlocal;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
+    MPI_Comm_size(local, &nlocal);
+    MPI_Comm_free(&local);
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= nlocal)
+        cores = CPU_COUNT(&set);
+    return nlocal > cores ? 0 : 10000;
+}
+
+/* Progress (run arriving ifuncs and AM handlers) until *req completes. */
+static void bench_serve_until(struct bench_ucx *b, MPI_Request *req, long spin,
+                              void (*poll_hook)(struct bench_ucx *))
+{
+    long idle = 0;
+    int done = 0;
+    while (!done) {
+        if (poll_hook) poll_hook(b);
+        if (ucx_ifunc_progress(b->ictx)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle > spin) sched_yield();
+        if (idle % 1024 == 0) MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    }
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct bench_stats {
+    double median, mean, min, p99;
+};
+
+/* Sorts v in place. */
+static struct bench_stats bench_summarize(double *v, size_t n)
+{
+    struct bench_stats s = {0, 0, 0, 0};
+    if (n == 0) return s;
+    qsort(v, n, sizeof(*v), bench_cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += v[i];
+    s.mean = sum / n;
+    s.min = v[0];
+    s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    s.p99 = v[(size_t)((n - 1) * 0.99)];
+    return s;
+}
+
+/* NAME in the directory of this executable. */
+static const char *bench_beside_exe(const char *name)
+{
+    static char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 2);
+    if (n <= 0) return name;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    strcpy(slash ? slash + 1 : path, name);
+    return path;
+}
+
+#endif

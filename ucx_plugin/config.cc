@@ -14,6 +14,8 @@ static const Knob knobs[] = {
      "Largest image (bytes) a target accepts or an origin registers."},
     {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
     {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},
+    {"XRDMA_PROGRESS_THREAD", "0",
+     "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

@@ -1,0 +1,9 @@
+/* MPIX_Ifunc_load_mem: see MPIX_Ifunc_load(3). */
+#include "mpix_xrdma.h"
+#include "xrdma_mpi.h"
+
+int MPIX_Ifunc_load_mem(const void *image, size_t size, const char *name, MPIX_Ifunc *ifunc)
+{
+    if (image == NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG), MPI_ERR_ARG;
+    return xrdma_mpi_ifunc_load(NULL, image, size, name, ifunc);
+}

@@ -1,0 +1,114 @@
+#include "datatype.h"
+
+#include <algorithm>
+
+namespace xrdma::mpi {
+
+namespace {
+
+bool is_named(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    return MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+// Append the blocks of one element of @p type, shifted by @p at.
+int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int depth)
+{
+    if (depth > 16) return MPI_ERR_TYPE;
+    int ni, na, nd, combiner;
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return MPI_ERR_TYPE;
+    auto push = [&](int64_t off, uint64_t len) {
+        if (len == 0) return MPI_SUCCESS;
+        if (!out->empty() && out->back().offset + int64_t(out->back().len) == off) {
+            out->back().len += len;
+            return MPI_SUCCESS;
+        }
+        if (out->size() >= kMaxBlocks) return MPI_ERR_TYPE;
+        out->push_back(Block{off, len});
+        return MPI_SUCCESS;
+    };
+    if (combiner == MPI_COMBINER_NAMED) {
+        int size;
+        MPI_Type_size(type, &size);
+        return push(at, uint64_t(size));
+    }
+    if (combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_VECTOR &&
+        combiner != MPI_COMBINER_HVECTOR && combiner != MPI_COMBINER_DUP)
+        return MPI_ERR_TYPE;
+    std::vector<int> ints(size_t(ni) + 1);
+    std::vector<MPI_Aint> addrs(size_t(na) + 1);
+    std::vector<MPI_Datatype> types(size_t(nd) + 1);
+    MPI_Type_get_contents(type, ni, na, nd, ints.data(), addrs.data(), types.data());
+    MPI_Datatype inner = types[0];
+    int rc = MPI_SUCCESS;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(inner, &lb, &extent);
+    // A run of n inner elements: one block when the inner type is predefined.
+    int inner_named = is_named(inner);
+    int inner_size;
+    MPI_Type_size(inner, &inner_size);
+    auto run = [&](int64_t off, int n) {
+        if (inner_named && inner_size == extent) return push(off, uint64_t(n) * uint64_t(inner_size));
+        int r = MPI_SUCCESS;
+        for (int j = 0; j < n && r == MPI_SUCCESS; ++j) r = flatten_one(inner, off + int64_t(j) * extent, out, depth + 1);
+        return r;
+    };
+    if (combiner == MPI_COMBINER_DUP) {
+        rc = flatten_one(inner, at, out, depth + 1);
+    } else if (combiner == MPI_COMBINER_CONTIGUOUS) {
+        rc = run(at, ints[0]);
+    } else {
+        int count = ints[0], blocklen = ints[1];
+        int64_t stride = combiner == MPI_COMBINER_VECTOR ? int64_t(ints[2]) * extent : int64_t(addrs[0]);
+        for (int i = 0; i < count && rc == MPI_SUCCESS; ++i) rc = run(at + i * stride, blocklen);
+    }
+    // Derived types from get_contents must be freed (named ones must not).
+    for (int i = 0; i < nd; ++i) {
+        int a, b, c, comb;
+        MPI_Type_get_envelope(types[size_t(i)], &a, &b, &c, &comb);
+        if (comb != MPI_COMBINER_NAMED) MPI_Type_free(&types[size_t(i)]);
+    }
+    return rc;
+}
+
+}  // namespace
+
+int flatten(MPI_Datatype type, int count, std::vector<Block> *out)
+{
+    out->clear();
+    if (type == MPI_DATATYPE_NULL || count < 0) return MPI_ERR_TYPE;
+    MPI_Aint lb, extent;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return MPI_ERR_TYPE;
+    int size;
+    MPI_Type_size(type, &size);
+    if (is_named(type) && size == extent) {
+        if (count && size) out->push_back(Block{0, uint64_t(count) * uint64_t(size)});
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < count; ++i) {
+        int rc = flatten_one(type, int64_t(i) * extent, out, 0);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+uint64_t blocks_bytes(const std::vector<Block> &b)
+{
+    uint64_t n = 0;
+    for (const Block &x : b) n += x.len;
+    return n;
+}
+
+void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi)
+{
+    *lo = 0;
+    *hi = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i == 0 || b[i].offset < *lo) *lo = b[i].offset;
+        if (i == 0 || b[i].offset + int64_t(b[i].len) > *hi) *hi = b[i].offset + int64_t(b[i].len);
+    }
+}
+
+}  // namespace xrdma::mpi

@@ -1,0 +1,23 @@
+// Target datatypes as block lists (what a target needs to find the region),
+// for predefined, contiguous and (h)vector types of them. Origin datatypes
+// can be anything MPI_Pack handles.
+#pragma once
+
+#include "op_wire.h"
+
+#include <mpi.h>
+#include <vector>
+
+namespace xrdma::mpi {
+
+constexpr size_t kMaxBlocks = 65536;
+
+// Blocks of @p count elements of @p type, merged where adjacent. MPI_SUCCESS,
+// or MPI_ERR_TYPE for an unsupported type (or more than kMaxBlocks blocks).
+int flatten(MPI_Datatype type, int count, std::vector<Block> *out);
+
+// Total bytes of the blocks, and their span [lo, hi).
+uint64_t blocks_bytes(const std::vector<Block> &b);
+void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi);
+
+}  // namespace xrdma::mpi

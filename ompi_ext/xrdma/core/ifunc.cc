@@ -1,0 +1,58 @@
+// MPIX_Ifunc: an image entry loaded at the origin. It is registered with a
+// window's ifunc context on first use there; targets never see the file.
+#include "errors.h"
+#include "runtime.h"
+#include "window.h"
+#include "xrdma_mpi.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+using namespace xrdma::mpi;
+
+namespace {
+int report(int err) { return MPI_Comm_call_errhandler(MPI_COMM_WORLD, err), err; }
+}  // namespace
+
+extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t size, const char *name,
+                                    MPIX_Ifunc *ifunc)
+{
+    errors_init();
+    if (!ifunc || (path == nullptr && image == nullptr)) return report(MPI_ERR_ARG);
+    *ifunc = MPIX_IFUNC_NULL;
+    auto f = std::make_unique<MPIX_Ifunc_s>();
+    if (path) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            return report(error_code(MPI_ERR_FILE, std::string("MPIX_Ifunc_load: cannot read ") + path + ": " +
+                                                       strerror(errno)));
+        f->image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+        f->image.assign(static_cast<const uint8_t *>(image), static_cast<const uint8_t *>(image) + size);
+    }
+    char entry[256], why[512];
+    ucx_ifunc_status_t st = ucx_ifunc_image_check(f->image.data(), f->image.size(), name, entry,
+                                                  sizeof(entry), why, sizeof(why));
+    if (st != UCX_IFUNC_OK)
+        return report(error_code(error_class_of(st), std::string("MPIX_Ifunc_load: ") +
+                                                         (path ? path : "image in memory") + ": " + why));
+    f->entry = entry;
+    *ifunc = f.release();
+    return MPI_SUCCESS;
+}
+
+extern "C" int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc)
+{
+    if (!ifunc) return report(MPI_ERR_ARG);
+    if (*ifunc == MPIX_IFUNC_NULL) return MPI_SUCCESS;
+    Runtime &rt = Runtime::get();
+    {
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        windows_forget_ifunc(*ifunc);
+    }
+    delete *ifunc;
+    *ifunc = MPIX_IFUNC_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,209 @@
+// Origin side of MPIX_Xput / MPIX_Xget / MPIX_Xinvoke (and the MPIX_Rx*
+// request variants): validate, pack, send through the window's ifunc
+// context, and on completion unpack the reply and record errors for the
+// synchronisation call (or the request) that reports them.
+#include "datatype.h"
+#include "errors.h"
+#include "op_wire.h"
+#include "runtime.h"
+#include "window.h"
+#include "xrdma_mpi.h"
+
+#include <cstring>
+#include <string>
+
+namespace xrdma::mpi {
+
+namespace {
+
+const char *op_name(int op)
+{
+    return op == XRDMA_OP_PUT ? "MPIX_Xput" : op == XRDMA_OP_GET ? "MPIX_Xget" : "MPIX_Xinvoke";
+}
+
+// One X-operation in flight.
+struct OpRecord {
+    Window *w;
+    int target;
+    int op;
+    void *origin;
+    int origin_count;
+    MPI_Datatype origin_type;  // a dup for derived types (the caller may free theirs)
+    bool type_owned;
+    MPI_Request request;       // MPI_REQUEST_NULL: reported by synchronisation
+    int error = MPI_SUCCESS;
+};
+
+void release_type(OpRecord *r)
+{
+    if (r->type_owned) MPI_Type_free(&r->origin_type);
+    r->type_owned = false;
+}
+
+// Put the reply into the origin buffer, as far as whole elements go.
+int unpack_reply(OpRecord *r, const void *reply, size_t len)
+{
+    int packed = 0;
+    MPI_Pack_size(r->origin_count, r->origin_type, MPI_COMM_SELF, &packed);
+    int tsize;
+    MPI_Type_size(r->origin_type, &tsize);
+    if (tsize > 0 && len > size_t(tsize) * size_t(r->origin_count))
+        return error_code(MPI_ERR_TRUNCATE, "MPIX_Xget: the reply (" + std::to_string(len) +
+                                                " bytes) is larger than the origin buffer");
+    if (len == 0 || tsize == 0) return MPI_SUCCESS;
+    int n = int(len / size_t(tsize));
+    int pos = 0;
+    MPI_Unpack(reply, int(len), &pos, r->origin, n, r->origin_type, MPI_COMM_SELF);
+    return MPI_SUCCESS;
+}
+
+void op_done(const ucx_ifunc_result_t *res, void *user_data)
+{
+    auto *r = static_cast<OpRecord *>(user_data);
+    int err = MPI_SUCCESS;
+    if (res->status != UCX_IFUNC_OK)
+        err = error_code(error_class_of(res->status),
+                         std::string(op_name(r->op)) + " to rank " + std::to_string(r->target) + ": " +
+                             ucx_ifunc_status_string(res->status) + " (" + res->message + ")");
+    else if (r->op == XRDMA_OP_GET)
+        err = unpack_reply(r, res->reply, res->reply_size);
+    r->w->pending[size_t(r->target)]--;
+    release_type(r);
+    if (r->request != MPI_REQUEST_NULL) {
+        r->error = err;
+        MPI_Grequest_complete(r->request);  // the request's free function deletes r
+        return;
+    }
+    if (err != MPI_SUCCESS && r->w->error[size_t(r->target)] == MPI_SUCCESS)
+        r->w->error[size_t(r->target)] = err;
+    delete r;
+}
+
+int greq_query(void *extra, MPI_Status *status)
+{
+    auto *r = static_cast<OpRecord *>(extra);
+    MPI_Status_set_elements(status, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = r->target;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = r->error;
+    return r->error;
+}
+int greq_free(void *extra)
+{
+    delete static_cast<OpRecord *>(extra);
+    return MPI_SUCCESS;
+}
+int greq_cancel(void *, int) { return MPI_SUCCESS; }  // X-operations cannot be cancelled
+
+bool type_ok(MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL) return false;
+    int size;
+    return MPI_Type_size(t, &size) == MPI_SUCCESS;
+}
+
+}  // namespace
+
+}  // namespace xrdma::mpi
+
+using namespace xrdma::mpi;
+
+extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otype, int trank,
+                             MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPIX_Ifunc ifunc,
+                             const void *args, int args_size, MPI_Win win, MPI_Request *request)
+{
+    Runtime &rt = Runtime::get();
+    std::unique_lock<std::recursive_mutex> lock(rt.mu);
+    if (request) *request = MPI_REQUEST_NULL;
+    Window *w = window_find(win);
+    auto bad = [&](int err) {
+        lock.unlock();
+        if (win == MPI_WIN_NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, err), err;
+        MPI_Win_call_errhandler(win, err);
+        return err;
+    };
+    if (!w) return bad(MPI_ERR_WIN);
+    if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0)) return bad(MPI_ERR_COUNT);
+    if (args_size < 0 || (args_size > 0 && !args)) return bad(MPI_ERR_ARG);
+    if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (trank < 0 || trank >= w->size) return bad(MPI_ERR_RANK);
+    if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL) return bad(MPI_ERR_ARG);
+    std::vector<Block> blocks;
+    if (op != XRDMA_OP_INVOKE) {
+        if (!type_ok(otype) || !type_ok(ttype)) return bad(MPI_ERR_TYPE);
+        if (flatten(ttype, tcount, &blocks) != MPI_SUCCESS) return bad(MPI_ERR_TYPE);
+        // Sizes need not match: the ifunc decides what the data means (an
+        // Xget may reply 8 bytes about a whole region).
+        int osize;
+        MPI_Type_size(otype, &osize);
+        if (ocount && !origin && osize) return bad(MPI_ERR_BUFFER);
+    }
+    if (ifunc == MPIX_IFUNC_NULL) {
+        // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget).
+        lock.unlock();
+        if (request)
+            return op == XRDMA_OP_PUT ? MPI_Rput(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request)
+                                      : MPI_Rget(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request);
+        return op == XRDMA_OP_PUT ? MPI_Put(origin, ocount, otype, trank, tdisp, tcount, ttype, win)
+                                  : MPI_Get(origin, ocount, otype, trank, tdisp, tcount, ttype, win);
+    }
+
+    int err = MPI_SUCCESS;
+    ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
+    if (!h) return bad(err);
+
+    // [OpHdr][blocks][incoming data][args]
+    OpHdr hdr{};
+    hdr.magic = kOpMagic;
+    hdr.op = uint8_t(op);
+    hdr.disp = tdisp;
+    hdr.nblocks = uint32_t(blocks.size());
+    int packed = 0;
+    if (op == XRDMA_OP_PUT) MPI_Pack_size(ocount, otype, w->comm, &packed);
+    std::vector<uint8_t> payload(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
+    uint8_t *p = payload.data() + sizeof(hdr);
+    if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
+    p += blocks.size() * sizeof(Block);
+    int pos = 0;
+    if (op == XRDMA_OP_PUT && packed) MPI_Pack(origin, ocount, otype, p, packed, &pos, w->comm);
+    hdr.incoming_len = uint32_t(pos);
+    memcpy(payload.data(), &hdr, sizeof(hdr));
+    if (args_size) memcpy(p + pos, args, size_t(args_size));
+    payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
+
+    auto *r = new OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
+    int combiner, a, b, c;
+    MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
+    if (op == XRDMA_OP_GET && combiner != MPI_COMBINER_NAMED) {
+        MPI_Type_dup(otype, &r->origin_type);
+        r->type_owned = true;
+    }
+    if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
+    ucx_ifunc_status_t st =
+        ucx_ifunc_invoke_nb(h, w->eps[size_t(trank)], payload.data(), payload.size(), op_done, r);
+    if (st != UCX_IFUNC_INPROGRESS) {
+        err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +
+                                                 ": " + ucx_ifunc_status_string(st));
+        release_type(r);
+        if (request) {
+            r->error = err;
+            MPI_Grequest_complete(r->request);
+            *request = r->request;
+            return MPI_SUCCESS;  // reported by MPI_Wait / MPI_Test
+        }
+        delete r;
+        return bad(err);
+    }
+    w->pending[size_t(trank)]++;
+    if (request) *request = r->request;
+    return MPI_SUCCESS;
+}
+
+extern "C" int xrdma_mpi_progress(void)
+{
+    Runtime &rt = Runtime::get();
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    rt.progress();
+    return MPI_SUCCESS;
+}

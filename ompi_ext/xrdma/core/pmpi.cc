@@ -1,0 +1,156 @@
+// PMPI interposition: XRDMA sets up inside the window calls the application
+// already makes, and every synchronisation call also completes outstanding
+// X-operations (remote completion: the function ran, the reply landed) and
+// reports their first error through the window's error handler.
+#include "errors.h"
+#include "runtime.h"
+#include "window.h"
+
+using namespace xrdma::mpi;
+
+namespace {
+
+// Complete X-ops to @p target (-1: all), then run the real call.
+template <typename Fn>
+int sync_call(MPI_Win win, int target, Fn real)
+{
+    int err = window_complete(win, target);
+    int rc = real();
+    if (rc != MPI_SUCCESS) return rc;
+    if (err != MPI_SUCCESS) {
+        MPI_Win_call_errhandler(win, err);
+        return err;
+    }
+    return MPI_SUCCESS;
+}
+
+int after_create(int rc, MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint size, int disp_unit)
+{
+    if (rc != MPI_SUCCESS) return rc;
+    errors_init();
+    return window_setup(win, comm, kind, base, size, disp_unit);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) errors_init();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) {
+        Runtime::get().thread_level = *provided;
+        errors_init();
+    }
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    Runtime::get().stop();
+    return PMPI_Finalize();
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    return after_create(rc, *win, comm, WinKind::created, base, size, disp_unit);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    return after_create(rc, *win, comm, WinKind::allocated, *static_cast<void **>(baseptr), size, disp_unit);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                            MPI_Win *win)
+{
+    int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    return after_create(rc, *win, comm, WinKind::shared, *static_cast<void **>(baseptr), size, disp_unit);
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    int rc = PMPI_Win_create_dynamic(info, comm, win);
+    return after_create(rc, *win, comm, WinKind::dynamic, nullptr, 0, 1);
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    int rc = PMPI_Win_attach(win, base, size);
+    if (rc != MPI_SUCCESS) return rc;
+    std::lock_guard<std::recursive_mutex> guard(Runtime::get().mu);
+    if (Window *w = window_find(win)) w->attached.emplace_back(reinterpret_cast<uintptr_t>(base), size_t(size));
+    return rc;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+    {
+        std::lock_guard<std::recursive_mutex> guard(Runtime::get().mu);
+        if (Window *w = window_find(win))
+            for (auto it = w->attached.begin(); it != w->attached.end(); ++it)
+                if (it->first == reinterpret_cast<uintptr_t>(base)) {
+                    w->attached.erase(it);
+                    break;
+                }
+    }
+    return PMPI_Win_detach(win, base);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+    if (!win) return PMPI_Win_free(win);
+    MPI_Win w = *win;
+    int err = window_teardown(w);
+    int rc = PMPI_Win_free(win);
+    if (rc == MPI_SUCCESS && err != MPI_SUCCESS) {
+        // The window is gone: report through the communicator's handler.
+        MPI_Comm_call_errhandler(MPI_COMM_WORLD, err);
+        return err;
+    }
+    return rc;
+}
+
+int MPI_Win_flush(int rank, MPI_Win win)
+{
+    return sync_call(win, rank, [&] { return PMPI_Win_flush(rank, win); });
+}
+int MPI_Win_flush_all(MPI_Win win)
+{
+    return sync_call(win, -1, [&] { return PMPI_Win_flush_all(win); });
+}
+int MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    return sync_call(win, rank, [&] { return PMPI_Win_flush_local(rank, win); });
+}
+int MPI_Win_flush_local_all(MPI_Win win)
+{
+    return sync_call(win, -1, [&] { return PMPI_Win_flush_local_all(win); });
+}
+int MPI_Win_unlock(int rank, MPI_Win win)
+{
+    return sync_call(win, rank, [&] { return PMPI_Win_unlock(rank, win); });
+}
+int MPI_Win_unlock_all(MPI_Win win)
+{
+    return sync_call(win, -1, [&] { return PMPI_Win_unlock_all(win); });
+}
+int MPI_Win_fence(int assert_, MPI_Win win)
+{
+    return sync_call(win, -1, [&] { return PMPI_Win_fence(assert_, win); });
+}
+int MPI_Win_complete(MPI_Win win)
+{
+    return sync_call(win, -1, [&] { return PMPI_Win_complete(win); });
+}
+
+}  // extern "C"

@@ -1,0 +1,18 @@
+// Open MPI's progress engine calls our progress while a rank sits in any
+// blocking MPI call, so targets execute arriving code without polling loops.
+// Kept apart: opal's headers clash with hwloc's.
+#include <opal_config.h>
+#include <opal/runtime/opal_progress.h>
+
+#include "runtime.h"
+
+namespace xrdma::mpi {
+
+namespace {
+int opal_hook() { return int(Runtime::get().try_progress()); }
+}  // namespace
+
+void progress_hook_register() { opal_progress_register(opal_hook); }
+void progress_hook_unregister() { opal_progress_unregister(opal_hook); }
+
+}  // namespace xrdma::mpi

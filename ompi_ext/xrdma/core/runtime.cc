@@ -1,0 +1,167 @@
+#include "runtime.h"
+
+#include "config.h"
+#include "log.h"
+#include "window.h"
+
+#include <hwloc.h>
+#include <sched.h>
+#include <time.h>
+
+namespace xrdma::mpi {
+
+// progress_hook.cc: Open MPI's progress engine calls try_progress().
+void progress_hook_register();
+void progress_hook_unregister();
+
+namespace {
+
+// Pin the progress thread to the last PU this process may run on (the
+// application's threads usually start on the first).
+void pin_to_last_pu()
+{
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(set)) {
+            int last = hwloc_bitmap_last(set);
+            hwloc_bitmap_only(set, unsigned(last));
+            if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0)
+                XRDMA_INFO("could not pin the progress thread to PU %d", last);
+            else
+                XRDMA_DEBUG("progress thread pinned to PU %d", last);
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+}
+}  // namespace
+
+Runtime &Runtime::get()
+{
+    static Runtime rt;
+    return rt;
+}
+
+int Runtime::start()
+{
+    std::lock_guard<std::recursive_mutex> guard(mu);
+    if (started_) return MPI_SUCCESS;
+    ucp_params_t p{};
+    p.field_mask = UCP_PARAM_FIELD_FEATURES;
+    p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
+    ucs_status_t st = ucp_init(&p, nullptr, &ucp);
+    if (st != UCS_OK) {
+        XRDMA_ERROR("ucp_init: %s", ucs_status_string(st));
+        return MPI_ERR_OTHER;
+    }
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    // Every UCX call is made under mu, so serialized is enough for any level.
+    wp.thread_mode = thread_level == MPI_THREAD_SINGLE ? UCS_THREAD_MODE_SINGLE : UCS_THREAD_MODE_SERIALIZED;
+    st = ucp_worker_create(ucp, &wp, &worker);
+    if (st != UCS_OK) {
+        XRDMA_ERROR("ucp_worker_create: %s", ucs_status_string(st));
+        ucp_cleanup(ucp);
+        return MPI_ERR_OTHER;
+    }
+    ucp_address_t *a;
+    size_t len;
+    ucp_worker_get_address(worker, &a, &len);
+    address.assign(reinterpret_cast<uint8_t *>(a), reinterpret_cast<uint8_t *>(a) + len);
+    ucp_worker_release_address(worker, a);
+    progress_hook_register();
+    started_ = true;
+    if (config_get_ull("XRDMA_PROGRESS_THREAD")) {
+        if (thread_level != MPI_THREAD_MULTIPLE)
+            XRDMA_INFO("XRDMA_PROGRESS_THREAD=1 with thread level %d: XRDMA serialises internally", thread_level);
+        thread_stop_ = false;
+        thread_ = std::thread([this] { thread_main(); });
+    }
+    return MPI_SUCCESS;
+}
+
+void Runtime::stop()
+{
+    if (thread_.joinable()) {
+        thread_stop_ = true;
+        thread_.join();
+    }
+    std::lock_guard<std::recursive_mutex> guard(mu);
+    if (!started_) return;
+    progress_hook_unregister();
+    for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);
+    for (auto &kv : eps) {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(kv.second, &p);
+        if (r && !UCS_PTR_IS_ERR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
+            ucp_request_free(r);
+        }
+    }
+    eps.clear();
+    ucp_worker_destroy(worker);
+    ucp_cleanup(ucp);
+    worker = nullptr;
+    ucp = nullptr;
+    started_ = false;
+}
+
+ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr)
+{
+    auto it = eps.find(addr);
+    if (it != eps.end()) return it->second;
+    ucp_ep_params_t ep{};
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = reinterpret_cast<const ucp_address_t *>(addr.data());
+    ucp_ep_h h = nullptr;
+    ucs_status_t st = ucp_ep_create(worker, &ep, &h);
+    if (st != UCS_OK) {
+        XRDMA_ERROR("ucp_ep_create: %s", ucs_status_string(st));
+        return nullptr;
+    }
+    eps.emplace(addr, h);
+    return h;
+}
+
+unsigned Runtime::progress()
+{
+    if (!started_) return 0;
+    unsigned n = 0;
+    if (windows.empty()) return ucp_worker_progress(worker);
+    for (auto &kv : windows) n += ucx_ifunc_progress(kv.second->ctx);
+    return n;
+}
+
+unsigned Runtime::try_progress()
+{
+    std::unique_lock<std::recursive_mutex> lock(mu, std::try_to_lock);
+    if (!lock.owns_lock()) return 0;
+    return progress();
+}
+
+void Runtime::thread_main()
+{
+    pin_to_last_pu();
+    unsigned idle = 0;
+    while (!thread_stop_) {
+        if (try_progress()) {
+            idle = 0;
+            continue;
+        }
+        // Spin briefly, then yield, then sleep: an idle thread must not burn
+        // the core a computing rank needs.
+        if (++idle < 1000) continue;
+        if (idle < 2000) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts{0, 50 * 1000};
+        nanosleep(&ts, nullptr);
+    }
+}
+
+}  // namespace xrdma::mpi

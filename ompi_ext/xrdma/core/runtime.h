@@ -1,0 +1,55 @@
+// Process-wide state of the MPI layer: one UCP worker shared by all windows,
+// endpoints by peer address, the window table, and progress (Open MPI's
+// progress engine, MPIX calls, and the optional progress thread).
+#pragma once
+
+#include "ucx_ifunc.h"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <bitset>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace xrdma::mpi {
+
+struct Window;
+constexpr int kSlots = 256;  // windows alive at once per process (2 AM ids each)
+
+class Runtime {
+public:
+    static Runtime &get();
+
+    // Guards all XRDMA state; progress from hooks only try-locks it.
+    std::recursive_mutex mu;
+
+    ucp_context_h ucp = nullptr;
+    ucp_worker_h worker = nullptr;
+    std::vector<uint8_t> address;
+    std::map<std::vector<uint8_t>, ucp_ep_h> eps;
+    std::unordered_map<MPI_Win, Window *> windows;
+    std::bitset<kSlots> slots;
+    int thread_level = MPI_THREAD_SINGLE;
+
+    // Start UCX, the progress hook and thread (idempotent). MPI error code.
+    int start();
+    // Tear everything down (MPI_Finalize).
+    void stop();
+    ucp_ep_h ep_to(const std::vector<uint8_t> &address);
+    // Progress every window; caller holds mu. Returns events handled.
+    unsigned progress();
+    // From progress hooks/threads: progress if nobody else holds the lock.
+    unsigned try_progress();
+
+private:
+    bool started_ = false;
+    std::thread thread_;
+    std::atomic<bool> thread_stop_{false};
+    void thread_main();
+};
+
+}  // namespace xrdma::mpi

@@ -1,0 +1,126 @@
+// Target side of an X-operation: find the region the origin named, check it
+// lies in this rank's window memory, run the ifunc on it, and for Xget return
+// the region when the ifunc did not reply itself. Also the accessors injected
+// code calls (xrdma_target, xrdma_incoming, xrdma_win_base).
+#include "datatype.h"
+#include "op_wire.h"
+#include "window.h"
+#include "xrdma_ifunc.h"
+#include "xrdma_mpi.h"
+
+#include <cstring>
+#include <string>
+
+namespace xrdma::mpi {
+
+// What an ifunc sees of its operation (its layer data).
+struct OpView {
+    Window *w;
+    char *region;
+    size_t region_bytes;  // span of the target datatype
+    const void *incoming;
+    size_t incoming_len;
+};
+
+namespace {
+
+// Whether [p, p+len) lies inside this rank's window memory.
+bool in_window(const Window *w, const char *p, uint64_t len)
+{
+    auto inside = [&](uintptr_t lo, size_t n) {
+        uintptr_t a = reinterpret_cast<uintptr_t>(p);
+        return a >= lo && len <= n && a - lo <= n - len;
+    };
+    if (w->kind != WinKind::dynamic) return inside(reinterpret_cast<uintptr_t>(w->base), size_t(w->bytes));
+    for (const auto &r : w->attached)
+        if (inside(r.first, r.second)) return true;
+    return false;
+}
+
+int fail(xrdma_ctx *x, ucx_ifunc_status_t st, const std::string &msg)
+{
+    ucx_ifunc_ctx_fail(x, st, msg.c_str());
+    return -1;
+}
+
+}  // namespace
+
+int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t),
+                    const void *payload, size_t size)
+{
+    auto *w = static_cast<Window *>(window);
+    const auto *p = static_cast<const uint8_t *>(payload);
+    OpHdr h;
+    if (size < sizeof(h)) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "X-operation without its header");
+    memcpy(&h, p, sizeof(h));
+    uint64_t blocks_len = uint64_t(h.nblocks) * sizeof(Block);
+    if (h.magic != kOpMagic || h.nblocks > kMaxBlocks || sizeof(h) + blocks_len + h.incoming_len > size)
+        return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation header");
+    std::vector<Block> blocks(h.nblocks);
+    if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
+    size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
+
+    char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(h.disp)
+                                               : w->base + h.disp * int64_t(w->disp_unit);
+    for (const Block &b : blocks)
+        if (b.offset < 0 || !in_window(w, region + b.offset, b.len))
+            return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
+                        "target_disp " + std::to_string(h.disp) + " with its datatype lies outside the window");
+    int64_t lo, hi;
+    blocks_span(blocks.data(), blocks.size(), &lo, &hi);
+
+    OpView view{w, region, size_t(hi), p + sizeof(h) + blocks_len, h.incoming_len};
+    ucx_ifunc_ctx_set_layer(x, &view);
+    ucx_ifunc_ctx_set_forward_prefix(x, prefix);
+    int rc = entry(x, p + prefix, size - prefix);
+    if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
+        // No reply of its own: the target region goes back (MPI_Get).
+        std::vector<uint8_t> out;
+        out.reserve(blocks_bytes(blocks));
+        for (const Block &b : blocks) out.insert(out.end(), region + b.offset, region + b.offset + b.len);
+        xrdma_reply(x, out.data(), out.size());
+    }
+    ucx_ifunc_ctx_set_layer(x, nullptr);
+    return rc;
+}
+
+}  // namespace xrdma::mpi
+
+using xrdma::mpi::OpView;
+using xrdma::mpi::WinKind;
+
+namespace {
+OpView *view_of(xrdma_ctx_t *x) { return static_cast<OpView *>(ucx_ifunc_ctx_layer(x)); }
+}  // namespace
+
+extern "C" {
+
+void *xrdma_target(xrdma_ctx_t *x, size_t *bytes)
+{
+    OpView *v = view_of(x);
+    if (bytes) *bytes = v ? v->region_bytes : 0;
+    return v ? v->region : nullptr;
+}
+
+const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
+{
+    OpView *v = view_of(x);
+    if (bytes) *bytes = v ? v->incoming_len : 0;
+    return v ? v->incoming : nullptr;
+}
+
+void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
+{
+    OpView *v = view_of(x);
+    if (bytes) *bytes = 0;
+    if (!v) return nullptr;
+    if (v->w->kind == WinKind::dynamic) {
+        if (v->w->attached.empty()) return nullptr;
+        if (bytes) *bytes = v->w->attached.front().second;
+        return reinterpret_cast<void *>(v->w->attached.front().first);
+    }
+    if (bytes) *bytes = size_t(v->w->bytes);
+    return v->w->base;
+}
+
+}  // extern "C"

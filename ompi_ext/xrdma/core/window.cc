@@ -1,0 +1,179 @@
+#include "window.h"
+
+#include "errors.h"
+#include "log.h"
+#include "runtime.h"
+
+#include <sched.h>
+
+namespace xrdma::mpi {
+
+namespace {
+
+// The lowest window slot free at every rank of @p comm (-1 if none).
+int agree_on_slot(Runtime &rt, MPI_Comm comm)
+{
+    constexpr int words = kSlots / 64;
+    uint64_t used[words] = {0}, all[words];
+    for (int i = 0; i < kSlots; ++i)
+        if (rt.slots[size_t(i)]) used[i / 64] |= 1ull << (i % 64);
+    PMPI_Allreduce(used, all, words, MPI_UINT64_T, MPI_BOR, comm);
+    for (int i = 0; i < kSlots; ++i)
+        if (!(all[i / 64] & (1ull << (i % 64)))) return i;
+    return -1;
+}
+
+}  // namespace
+
+Window *window_find(MPI_Win win)
+{
+    auto &w = Runtime::get().windows;
+    auto it = w.find(win);
+    return it == w.end() ? nullptr : it->second;
+}
+
+int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, int disp_unit)
+{
+    Runtime &rt = Runtime::get();
+    int rc = rt.start();
+    if (rc != MPI_SUCCESS) return rc;
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    auto w = std::make_unique<Window>();
+    w->win = win;
+    PMPI_Comm_dup(comm, &w->comm);
+    PMPI_Comm_rank(w->comm, &w->rank);
+    PMPI_Comm_size(w->comm, &w->size);
+    w->kind = kind;
+    w->base = static_cast<char *>(base);
+    w->bytes = bytes;
+    w->disp_unit = disp_unit;
+    w->slot = agree_on_slot(rt, w->comm);
+    if (w->slot < 0) {
+        XRDMA_ERROR("more than %d windows with X-operations at once", kSlots);
+        PMPI_Comm_free(&w->comm);
+        return MPI_ERR_NO_MEM;
+    }
+    ucx_ifunc_context_params_t cp{};
+    cp.worker = rt.worker;
+    cp.rank = w->rank;
+    cp.size = w->size;
+    cp.user_ptr = w.get();
+    cp.dispatch = window_dispatch;
+    cp.dispatch_arg = w.get();
+    cp.am_id = uint16_t(0x40 + 2 * w->slot);
+    if (ucx_ifunc_context_create(&cp, &w->ctx) != UCX_IFUNC_OK) {
+        PMPI_Comm_free(&w->comm);
+        return MPI_ERR_OTHER;
+    }
+    rt.slots.set(size_t(w->slot));
+
+    // Everyone's handlers exist before anyone gets the addresses: no X-op
+    // can arrive at a rank that is not ready for it.
+    int len = int(rt.address.size());
+    std::vector<int> lens(size_t(w->size)), displs(size_t(w->size));
+    PMPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, w->comm);
+    int total = 0;
+    for (int i = 0; i < w->size; ++i) {
+        displs[size_t(i)] = total;
+        total += lens[size_t(i)];
+    }
+    std::vector<uint8_t> all(static_cast<size_t>(total));
+    PMPI_Allgatherv(rt.address.data(), len, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE,
+                    w->comm);
+    w->eps.resize(size_t(w->size));
+    for (int i = 0; i < w->size; ++i) {
+        std::vector<uint8_t> a(all.begin() + displs[size_t(i)], all.begin() + displs[size_t(i)] + lens[size_t(i)]);
+        w->eps[size_t(i)] = rt.ep_to(a);
+        if (!w->eps[size_t(i)]) return MPI_ERR_OTHER;
+        ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
+    }
+    w->pending.assign(size_t(w->size), 0);
+    w->error.assign(size_t(w->size), MPI_SUCCESS);
+    rt.windows[win] = w.release();
+    return MPI_SUCCESS;
+}
+
+int window_complete(MPI_Win win, int target)
+{
+    Runtime &rt = Runtime::get();
+    std::unique_lock<std::recursive_mutex> lock(rt.mu);
+    Window *w = window_find(win);
+    if (!w) return MPI_SUCCESS;
+    auto busy = [&] {
+        if (target >= 0) return w->pending[size_t(target)] != 0;
+        for (uint64_t p : w->pending)
+            if (p) return true;
+        return false;
+    };
+    unsigned idle = 0;
+    while (busy()) {
+        if (rt.progress()) {
+            idle = 0;
+        } else if (++idle > 256) {
+            // Let other threads (and an oversubscribed target) run.
+            lock.unlock();
+            sched_yield();
+            lock.lock();
+            idle = 0;
+        }
+    }
+    int err = MPI_SUCCESS;
+    for (int t = 0; t < w->size; ++t) {
+        if (target >= 0 && t != target) continue;
+        if (err == MPI_SUCCESS) err = w->error[size_t(t)];
+        w->error[size_t(t)] = MPI_SUCCESS;
+    }
+    return err;
+}
+
+int window_teardown(MPI_Win win)
+{
+    Runtime &rt = Runtime::get();
+    int err = window_complete(win, -1);
+    Window *w;
+    {
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        w = window_find(win);
+        if (!w) return MPI_SUCCESS;
+    }
+    // Others may still run code here until they completed theirs; the barrier
+    // progresses (Open MPI's progress engine calls us) while it waits.
+    PMPI_Barrier(w->comm);
+    std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    for (auto &kv : w->registered) ucx_ifunc_deregister(kv.second);
+    ucx_ifunc_context_destroy(w->ctx);
+    rt.slots.reset(size_t(w->slot));
+    PMPI_Comm_free(&w->comm);
+    rt.windows.erase(win);
+    delete w;
+    return err;
+}
+
+ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
+{
+    auto it = w->registered.find(f);
+    if (it != w->registered.end()) return it->second;
+    ucx_ifunc_h h = nullptr;
+    ucx_ifunc_status_t st = ucx_ifunc_register_mem(w->ctx, f->image.data(), f->image.size(),
+                                                   f->entry.c_str(), 0, &h);
+    if (st != UCX_IFUNC_OK) {
+        *err = error_code(error_class_of(st), std::string("ifunc '") + f->entry +
+                                                  "' cannot be used: " + ucx_ifunc_status_string(st));
+        return nullptr;
+    }
+    w->registered.emplace(f, h);
+    return h;
+}
+
+void windows_forget_ifunc(MPIX_Ifunc f)
+{
+    for (auto &kv : Runtime::get().windows) {
+        auto it = kv.second->registered.find(f);
+        if (it != kv.second->registered.end()) {
+            ucx_ifunc_deregister(it->second);
+            kv.second->registered.erase(it);
+        }
+    }
+}
+
+}  // namespace xrdma::mpi

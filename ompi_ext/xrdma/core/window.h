@@ -1,0 +1,61 @@
+// XRDMA state of one MPI window: its ifunc context (own AM ids on the shared
+// worker), endpoints by window rank, window memory, and the X-operations in
+// flight per target with the first error each has to report.
+#pragma once
+
+#include "mpix_xrdma.h"
+#include "ucx_ifunc.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct MPIX_Ifunc_s {
+    std::vector<uint8_t> image;
+    std::string entry;
+};
+
+namespace xrdma::mpi {
+
+enum class WinKind { created, allocated, shared, dynamic };
+
+struct Window {
+    MPI_Win win;
+    MPI_Comm comm;  // a dup of the window's communicator
+    int rank, size;
+    WinKind kind;
+    char *base;
+    MPI_Aint bytes;
+    int disp_unit;
+    std::vector<std::pair<uintptr_t, size_t>> attached;  // dynamic windows
+    ucx_ifunc_context_h ctx;
+    int slot;
+    std::vector<ucp_ep_h> eps;       // by window rank
+    std::vector<uint64_t> pending;   // X-ops in flight, by target
+    std::vector<int> error;          // first error to report, by target
+    std::unordered_map<MPIX_Ifunc, ucx_ifunc_h> registered;
+};
+
+// Called right after the window was created (collective over @p comm).
+int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes,
+                 int disp_unit);
+// Complete every X-op and release the window's XRDMA state (collective).
+int window_teardown(MPI_Win win);
+// The window's state, or nullptr if XRDMA does not know it. Caller holds mu.
+Window *window_find(MPI_Win win);
+// Progress until no X-op to @p target (-1: any) is in flight, then hand back
+// (and clear) the first error they reported: MPI_SUCCESS or an error code.
+int window_complete(MPI_Win win, int target);
+// The plugin handle of @p f in window @p w (registered on first use).
+ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err);
+// Forget @p f in every window (MPIX_Ifunc_free).
+void windows_forget_ifunc(MPIX_Ifunc f);
+
+// Target side: the dispatch hook the window's context runs entries through.
+int window_dispatch(void *window, struct xrdma_ctx *x,
+                    int (*entry)(struct xrdma_ctx *, const void *, size_t),
+                    const void *payload, size_t payload_size);
+
+}  // namespace xrdma::mpi

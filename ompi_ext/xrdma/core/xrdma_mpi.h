@@ -1,0 +1,28 @@
+/* Internal C interface between the MPIX_* entry points (c/, one file per
+ * function, as in an Open MPI mpiext) and the C++ core. */
+#ifndef XRDMA_MPI_CORE_H
+#define XRDMA_MPI_CORE_H
+
+#include <mpi.h>
+#include "mpiext_xrdma_c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum xrdma_mpi_op { XRDMA_OP_PUT = 1, XRDMA_OP_GET = 2, XRDMA_OP_INVOKE = 3 };
+
+/* One X-operation; request NULL: completed by synchronisation calls. */
+int xrdma_mpi_xop(int op, void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                  int target_rank, MPI_Aint target_disp, int target_count,
+                  MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args,
+                  int args_size, MPI_Win win, MPI_Request *request);
+int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t size, const char *name,
+                         MPIX_Ifunc *ifunc);
+int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc);
+int xrdma_mpi_progress(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -376,7 +376,8 @@ static void chase_done(const ucx_ifunc_result_t *r, void *user_data)
     struct chase_result *out = user_data;
     out->status = r->status;
     out->rank = r->rank;
-    snprintf(out->message, sizeof(out->message), "%s", r->message ? r->message : "");
+    if (r->status != UCX_IFUNC_OK) /* not on the measured path */
+        snprintf(out->message, sizeof(out->message), "%s", r->message ? r->message : "");
     if (r->status == UCX_IFUNC_OK && r->reply_size != sizeof(uint64_t)) {
         out->status = UCX_IFUNC_ERR_PROTOCOL;
         snprintf(out->message, sizeof(out->message), "reply of %zu bytes", r->reply_size);
@@ -514,12 +515,12 @@ static long choose_spin(void)
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
     MPI_Comm_size(local, &nlocal);
     MPI_Comm_free(&local);
-    cpu_set_t set;
+    /* mpirun binds each rank to one core when there are enough of them:
+     * trust the affinity mask only if it has room for all local ranks. */
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) cores = CPU_COUNT(&set);
-    /* With a binding each rank sees one core: ask the whole machine then. */
-    int online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < online && nlocal > 1) cores = online;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= nlocal)
+        cores = CPU_COUNT(&set);
     return nlocal > cores ? 0 : 10000;
 }
 

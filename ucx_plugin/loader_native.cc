@@ -13,14 +13,29 @@ namespace xrdma {
 
 namespace {
 
+// glibc's dlopen() returns an already loaded object whose *name* matches, so
+// the memfd stays open while its code is loaded: no other image can be
+// opened under the same /proc/self/fd/N meanwhile.
 class NativeCode : public LoadedCode {
 public:
-    explicit NativeCode(void *handle) : handle_(handle) {}
-    ~NativeCode() override { dlclose(handle_); }
+    NativeCode(void *handle, int fd, std::string path) : handle_(handle), fd_(fd), path_(std::move(path)) {}
+    ~NativeCode() override
+    {
+        dlclose(handle_);
+        // An object glibc keeps loaded (RTLD_NODELETE, unique symbols) keeps
+        // its fd, so the name is never reused.
+        void *still = dlopen(path_.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        if (still)
+            dlclose(still);
+        else
+            close(fd_);
+    }
     void *symbol(const std::string &name) const override { return dlsym(handle_, name.c_str()); }
 
 private:
     void *handle_;
+    int fd_;
+    std::string path_;
 };
 
 std::string triples_of(const ImageView &img)
@@ -73,16 +88,23 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
     }
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    if (dlopen(path, RTLD_NOW | RTLD_NOLOAD)) {
+        // Cannot happen while every loaded memfd keeps its fd; refuse rather
+        // than run some other image's code.
+        close(fd);
+        *why = std::string("internal error: ") + path + " names code that is already loaded";
+        return UCX_IFUNC_ERR_LINK;
+    }
     dlerror();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    close(fd);  // the mapping keeps the code alive
     if (!handle) {
+        close(fd);
         const char *err = dlerror();
         *why = std::string("loading native code failed: ") + (err ? err : "unknown dlopen error");
         return UCX_IFUNC_ERR_LINK;
     }
     XRDMA_DEBUG("loaded native code %s (%zu bytes)", label.c_str(), part->size);
-    *out = std::make_unique<NativeCode>(handle);
+    *out = std::make_unique<NativeCode>(handle, fd, path);
     return UCX_IFUNC_OK;
 }
 

@@ -11,17 +11,9 @@ BENCH_IFUNC_IMAGES = benchmarks/echo_ifunc.xfn
 EXTRA_DIST += benchmarks/echo_ifunc.c
 CLEANFILES += $(BENCH_IFUNC_IMAGES)
 
-# Ifunc images of the benchmarks (tests and examples have their own rules).
-benchmarks/%.xfn: benchmarks/%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 
-# Root, more ranks than cores, yielding MPI waits, and UCX one-sided and
-# point-to-point components allowed on machines without RDMA devices (the
-# same flags as scripts/demo).
 BENCH_MPIRUN = $(MPIRUN)
-BENCH_MPIRUN_FLAGS = --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
-	--mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
-	--mca osc_ucx_tls any --mca osc_ucx_devices any
+BENCH_MPIRUN_FLAGS = $(XRDMA_MPIRUN_FLAGS)
 BENCH_PLUGIN_ARGS =
 
 # Warm ifunc round trip vs. a predeployed UCP AM ping-pong, and the cold

@@ -17,6 +17,3 @@ EXTRA_DIST += examples/chase_ifunc.c examples/README.md
 CLEANFILES += $(EXAMPLE_IFUNC_IMAGES)
 examples/chase_ifunc.xfn: examples/xrdma_chase.h
 
-# Ifunc images of the examples (the tests have their own rule for theirs).
-examples/%.xfn: examples/%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -I$(top_srcdir)/examples -o $@ $<

@@ -5,3 +5,4 @@ GTEST_LIBS = -lgtest -lpthread
 include tests/plugin/unit.mk
 include tests/plugin/info.mk
 include tests/plugin/peers.mk
+include tests/mpi/local.mk

@@ -8,8 +8,6 @@ EXTRA_DIST += tests/plugin/ifuncs/unit_two.c
 check_DATA += $(TEST_IFUNC_IMAGES)
 CLEANFILES += $(TEST_IFUNC_IMAGES)
 
-tests/plugin/ifuncs/%.xfn: tests/plugin/ifuncs/%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 
 check_PROGRAMS += tests/plugin/test_image tests/plugin/test_xrdma_cc
 TESTS += tests/plugin/test_image tests/plugin/test_xrdma_cc

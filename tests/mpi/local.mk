@@ -1,0 +1,59 @@
+# MPI tests: each test program under mpirun with 2, 3 and 4 ranks, over UCX
+# shared memory and TCP; one .mpitest name per configuration (run-mpitest
+# reads it). Each configuration counts as one test.
+MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c $(MPI_CPPFLAGS)
+MPI_TEST_LDADD = libmpix_xrdma.la $(MPI_LIBS) -lpthread
+check_PROGRAMS += tests/mpi/test_xops tests/mpi/test_threads tests/mpi/test_progress_thread
+tests_mpi_test_xops_SOURCES = tests/mpi/test_xops.c tests/mpi/mpitest.h
+tests_mpi_test_xops_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_xops_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_xops_LDFLAGS = -no-install
+tests_mpi_test_threads_SOURCES = tests/mpi/test_threads.c tests/mpi/mpitest.h
+tests_mpi_test_threads_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_threads_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_threads_LDFLAGS = -no-install
+tests_mpi_test_progress_thread_SOURCES = tests/mpi/test_progress_thread.c tests/mpi/mpitest.h
+tests_mpi_test_progress_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_progress_thread_LDFLAGS = -no-install
+
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/mpi_ops.xfn
+EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/run-mpitest
+
+TEST_EXTENSIONS = .mpitest
+MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest
+tests/mpi/%.mpitest:
+	@$(MKDIR_P) $(@D) && touch $@
+MPI_TESTS = \
+	tests/mpi/xops-create-np2-shm.mpitest \
+	tests/mpi/xops-create-np2-tcp.mpitest \
+	tests/mpi/xops-create-np3-shm.mpitest \
+	tests/mpi/xops-create-np3-tcp.mpitest \
+	tests/mpi/xops-create-np4-shm.mpitest \
+	tests/mpi/xops-create-np4-tcp.mpitest \
+	tests/mpi/xops-allocate-np2-shm.mpitest \
+	tests/mpi/xops-allocate-np2-tcp.mpitest \
+	tests/mpi/xops-allocate-np3-shm.mpitest \
+	tests/mpi/xops-allocate-np3-tcp.mpitest \
+	tests/mpi/xops-allocate-np4-shm.mpitest \
+	tests/mpi/xops-allocate-np4-tcp.mpitest \
+	tests/mpi/xops-shared-np2-shm.mpitest \
+	tests/mpi/xops-shared-np2-tcp.mpitest \
+	tests/mpi/xops-shared-np3-shm.mpitest \
+	tests/mpi/xops-shared-np3-tcp.mpitest \
+	tests/mpi/xops-shared-np4-shm.mpitest \
+	tests/mpi/xops-shared-np4-tcp.mpitest \
+	tests/mpi/xops-dynamic-np2-shm.mpitest \
+	tests/mpi/xops-dynamic-np2-tcp.mpitest \
+	tests/mpi/xops-dynamic-np3-shm.mpitest \
+	tests/mpi/xops-dynamic-np3-tcp.mpitest \
+	tests/mpi/xops-dynamic-np4-shm.mpitest \
+	tests/mpi/xops-dynamic-np4-tcp.mpitest \
+	tests/mpi/threads-np2-shm.mpitest \
+	tests/mpi/threads-np2-tcp.mpitest \
+	tests/mpi/threads-np4-shm.mpitest \
+	tests/mpi/threads-np4-tcp.mpitest \
+	tests/mpi/progress_thread-np2-shm.mpitest \
+	tests/mpi/progress_thread-np2-tcp.mpitest
+TESTS += $(MPI_TESTS)
+CLEANFILES += $(MPI_TESTS)

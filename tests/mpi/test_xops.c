@@ -1,0 +1,480 @@
+/* MPIX_Xput / MPIX_Xget / MPIX_Xinvoke on one kind of window (argv[1]:
+ * create, allocate, shared, dynamic), on every rank. Images come from argv[2]
+ * (mpi_ops.xfn) and argv[3] (unresolved.xfn), read by rank 0 only: the
+ * other ranks never see the files, only rank 0 loads them... and every other
+ * rank loads them from memory that rank 0 broadcast, as an application could. */
+#include <mpix_xrdma.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "mpitest.h"
+
+#define WORDS 1024
+
+static int rank, size;
+static int64_t *base;          /* this rank's window memory */
+static MPI_Aint *addr;         /* dynamic windows: every rank's base address */
+static int dynamic;
+static MPI_Win win;
+static MPIX_Ifunc f_acc, f_max, f_sum, f_filter, f_double, f_bump, f_log, f_tour, f_fail, f_noop,
+    f_memfd, f_unresolved;
+
+/* target_disp of word @p w at rank @p r */
+static MPI_Aint disp(int r, int w) { return dynamic ? addr[r] + (MPI_Aint)w * 8 : w; }
+static int64_t init_value(int r, int w) { return (int64_t)r * 100000 + w; }
+
+static void reset_window(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+    for (int i = 0; i < WORDS; ++i) base[i] = init_value(rank, i);
+    MPI_Win_unlock(rank, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Images: rank 0 reads the file, everyone loads the bytes from memory. */
+static void load_all(const char *ops_path, const char *unresolved_path)
+{
+    struct { const char *path; } files[2] = {{ops_path}, {unresolved_path}};
+    char *img[2];
+    long len[2];
+    for (int i = 0; i < 2; ++i) {
+        len[i] = 0;
+        if (rank == 0) {
+            FILE *f = fopen(files[i].path, "rb");
+            if (!f) { perror(files[i].path); MPI_Abort(MPI_COMM_WORLD, 2); }
+            fseek(f, 0, SEEK_END);
+            len[i] = ftell(f);
+            fseek(f, 0, SEEK_SET);
+            img[i] = malloc((size_t)len[i]);
+            if (fread(img[i], 1, (size_t)len[i], f) != (size_t)len[i]) MPI_Abort(MPI_COMM_WORLD, 2);
+            fclose(f);
+        }
+        MPI_Bcast(&len[i], 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        if (rank != 0) img[i] = malloc((size_t)len[i]);
+        MPI_Bcast(img[i], (int)len[i], MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    struct { MPIX_Ifunc *f; const char *name; } e[] = {
+        {&f_acc, "accumulate"}, {&f_max, "store_max"}, {&f_sum, "sum"}, {&f_filter, "filter_gt"},
+        {&f_double, "double_then_get"}, {&f_bump, "bump"}, {&f_log, "log_seq"}, {&f_tour, "tour"},
+        {&f_fail, "fail_with"}, {&f_noop, "noop"}, {&f_memfd, "code_in_memfd"}};
+    for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); ++i)
+        CHECK(MPIX_Ifunc_load_mem(img[0], (size_t)len[0], e[i].name, e[i].f) == MPI_SUCCESS, "load %s", e[i].name);
+    CHECK(MPIX_Ifunc_load_mem(img[1], (size_t)len[1], NULL, &f_unresolved) == MPI_SUCCESS, "load unresolved");
+    free(img[0]);
+    free(img[1]);
+}
+
+static void test_xget_sum(void)
+{
+    mt_section("Xget: ifunc reply from every rank");
+    reset_window();
+    MPI_Win_lock_all(0, win);
+    for (int t = 0; t < size; ++t) {
+        int64_t s = -1, want = 0;
+        for (int w = 10; w < 20; ++w) want += init_value(t, w);
+        CHECK(MPIX_Xget(&s, 1, MPI_INT64_T, t, disp(t, 10), 10, MPI_INT64_T, f_sum, NULL, 0, win) == MPI_SUCCESS, "xget");
+        MPI_Win_flush(t, win);
+        CHECK(s == want, "sum at rank %d: %ld, want %ld", t, (long)s, (long)want);
+    }
+    MPI_Win_unlock_all(win);
+}
+
+static void test_xput_accumulate_atomic(void)
+{
+    mt_section("Xput: user-defined accumulate, all ranks into one word, exact total");
+    reset_window();
+    const int n = 100;
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < n; ++i) {
+        int64_t one[2] = {1, rank};
+        CHECK(MPIX_Xput(one, 2, MPI_INT64_T, 0, disp(0, 5), 2, MPI_INT64_T, f_acc, NULL, 0, win) == MPI_SUCCESS, "xput");
+    }
+    MPI_Win_flush_all(win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int64_t want6 = init_value(0, 6) + (int64_t)n * (size * (size - 1) / 2);
+        CHECK(base[5] == init_value(0, 5) + (int64_t)n * size, "word 5 = %ld, want %ld", (long)base[5],
+              (long)(init_value(0, 5) + (int64_t)n * size));
+        CHECK(base[6] == want6, "word 6 = %ld, want %ld", (long)base[6], (long)want6);
+    }
+    /* And a max-accumulate, which MPI_Accumulate with MPI_MAX does on int64
+     * too, but through code: every rank offers rank*7 into word 7 of rank 1%size. */
+    reset_window();
+    int t = 1 % size;
+    MPI_Win_lock_all(0, win);
+    int64_t offer = init_value(t, 7) + rank * 7;
+    MPIX_Xput(&offer, 1, MPI_INT64_T, t, disp(t, 7), 1, MPI_INT64_T, f_max, NULL, 0, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == t) CHECK(base[7] == init_value(t, 7) + (size - 1) * 7, "max = %ld", (long)base[7]);
+}
+
+static void test_ordering(void)
+{
+    mt_section("ordering: X-ops from one origin to one target run in issue order");
+    reset_window();
+    const int k = 50;
+    if (rank == 0) { base[1] = 0; }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < k; ++i) {
+        int64_t seq = (int64_t)rank * 1000000 + i;
+        MPIX_Xinvoke(f_log, &seq, 8, 0, win);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        CHECK(base[1] == (int64_t)k * size, "log has %ld entries, want %d", (long)base[1], k * size);
+        int64_t last[64];
+        for (int r = 0; r < size && r < 64; ++r) last[r] = -1;
+        for (int64_t i = 0; i < base[1] && 2 + i < WORDS; ++i) {
+            int r = (int)(base[2 + i] / 1000000), s = (int)(base[2 + i] % 1000000);
+            CHECK(r >= 0 && r < size && s == last[r] + 1, "entry %ld: origin %d seq %d after %ld", (long)i, r, s,
+                  (long)last[r]);
+            if (r >= 0 && r < size) last[r] = s;
+        }
+    }
+}
+
+static void test_forwarding(void)
+{
+    mt_section("forwarding: a tour through every rank answers the origin");
+    reset_window();
+    MPI_Win_lock_all(0, win);
+    struct { int32_t next, left; int64_t total; } t = {0, size, 0};
+    int64_t total = -1, want = 0;
+    for (int r = 0; r < size; ++r) want += init_value(r, 0);
+    int start = (rank + 1) % size;
+    CHECK(MPIX_Xget(&total, 1, MPI_INT64_T, start, disp(start, 0), 0, MPI_INT64_T, f_tour, &t, sizeof(t), win) == MPI_SUCCESS, "tour");
+    MPI_Win_flush(start, win);
+    CHECK(total == want, "tour total %ld, want %ld", (long)total, (long)want);
+    MPI_Win_unlock_all(win);
+}
+
+static void test_filter_and_default_reply(void)
+{
+    mt_section("Xget: remote filter, and the target region when the ifunc does not reply");
+    reset_window();
+    int t = (rank + 1) % size;
+    MPI_Win_lock_all(0, win);
+    int64_t out[64], lim = init_value(t, 100) + 9;  /* words 110..119 match */
+    for (int i = 0; i < 64; ++i) out[i] = -7;
+    MPIX_Xget(out, 64, MPI_INT64_T, t, disp(t, 100), 20, MPI_INT64_T, f_filter, &lim, 8, win);
+    MPI_Win_flush(t, win);
+    for (int i = 0; i < 10; ++i) CHECK(out[i] == init_value(t, 110 + i), "filtered[%d] = %ld", i, (long)out[i]);
+    CHECK(out[10] == -7, "the origin buffer past the reply is untouched");
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* double_then_get: changes the target and returns the region. */
+    MPI_Win_lock_all(0, win);
+    int64_t got[4] = {0};
+    MPIX_Xget(got, 4, MPI_INT64_T, t, disp(t, 200 + rank * 4), 4, MPI_INT64_T, f_double, NULL, 0, win);
+    MPI_Win_flush_all(win);
+    for (int i = 0; i < 4; ++i) CHECK(got[i] == 2 * init_value(t, 200 + rank * 4 + i), "doubled[%d]", i);
+    MPI_Win_unlock_all(win);
+}
+
+static void test_null_ifunc_and_datatypes(void)
+{
+    mt_section("MPIX_IFUNC_NULL is MPI_Put/MPI_Get; vector target datatypes");
+    reset_window();
+    int t = (rank + 1) % size;
+    MPI_Win_lock_all(0, win);
+    int64_t v[3] = {rank + 11, rank + 12, rank + 13}, back[3] = {0};
+    MPIX_Xput(v, 3, MPI_INT64_T, t, disp(t, 300 + 3 * rank), 3, MPI_INT64_T, MPIX_IFUNC_NULL, NULL, 0, win);
+    MPI_Win_flush(t, win);
+    MPIX_Xget(back, 3, MPI_INT64_T, t, disp(t, 300 + 3 * rank), 3, MPI_INT64_T, MPIX_IFUNC_NULL, NULL, 0, win);
+    MPI_Win_flush(t, win);
+    CHECK(back[0] == v[0] && back[2] == v[2], "null ifunc put/get round trip");
+    /* Every 4th word of 8 words, by an ifunc without reply (region comes back). */
+    MPI_Datatype vec;
+    MPI_Type_vector(8, 1, 4, MPI_INT64_T, &vec);
+    MPI_Type_commit(&vec);
+    int64_t strided[8] = {0};
+    MPIX_Xget(strided, 8, MPI_INT64_T, t, disp(t, 400), 1, vec, f_noop, NULL, 0, win);
+    MPI_Win_flush(t, win);
+    for (int i = 0; i < 8; ++i) CHECK(strided[i] == init_value(t, 400 + 4 * i), "strided[%d] = %ld", i, (long)strided[i]);
+    MPI_Type_free(&vec);
+    MPI_Win_unlock_all(win);
+}
+
+/* Issue an accumulate of 1 into word 9 of @p t. */
+static void bump9(int t)
+{
+    int64_t one = 1;
+    MPIX_Xput(&one, 1, MPI_INT64_T, t, disp(t, 9), 1, MPI_INT64_T, f_acc, NULL, 0, win);
+}
+static int64_t read9(int t)
+{
+    int64_t v = -1;
+    MPI_Get(&v, 1, MPI_INT64_T, t, disp(t, 9), 1, MPI_INT64_T, win);
+    MPI_Win_flush(t, win);
+    return v;
+}
+
+static void test_sync_calls_complete(void)
+{
+    mt_section("every synchronisation call completes X-ops");
+    int t = (rank + 1) % size, from = (rank + size - 1) % size;
+    const char *names[] = {"flush", "flush_all", "flush_local", "flush_local_all", "unlock", "unlock_all"};
+    for (int k = 0; k < 6; ++k) {
+        reset_window();
+        /* Only one origin per target at a time keeps the expected value exact. */
+        if (k == 4) MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win); else MPI_Win_lock_all(0, win);
+        bump9(t);
+        switch (k) {
+        case 0: MPI_Win_flush(t, win); break;
+        case 1: MPI_Win_flush_all(win); break;
+        case 2: MPI_Win_flush_local(t, win); break;
+        case 3: MPI_Win_flush_local_all(win); break;
+        case 4: MPI_Win_unlock(t, win); break;
+        case 5: MPI_Win_unlock_all(win); break;
+        }
+        if (k >= 4) MPI_Win_lock_all(0, win);
+        CHECK(read9(t) == init_value(t, 9) + 1, "after %s the ifunc has run at rank %d", names[k], t);
+        MPI_Win_unlock_all(win);
+    }
+    /* fence */
+    reset_window();
+    MPI_Win_fence(0, win);
+    bump9(t);
+    MPI_Win_fence(0, win);
+    CHECK(base[9] == init_value(rank, 9) + 1, "after fence my word was bumped by rank %d", from);
+    MPI_Win_fence(0, win);
+    /* post/start/complete/wait */
+    reset_window();
+    MPI_Group world, to, fr;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &t, &to);
+    MPI_Group_incl(world, 1, &from, &fr);
+    MPI_Win_post(fr, 0, win);
+    MPI_Win_start(to, 0, win);
+    bump9(t);
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+    CHECK(base[9] == init_value(rank, 9) + 1, "after complete/wait my word was bumped");
+    MPI_Group_free(&world);
+    MPI_Group_free(&to);
+    MPI_Group_free(&fr);
+}
+
+static void test_requests(void)
+{
+    mt_section("MPIX_Rx*: generalized requests");
+    reset_window();
+    int t = (rank + 1) % size;
+    MPI_Win_lock_all(0, win);
+    int64_t s = -1, want = 0;
+    for (int w = 0; w < 4; ++w) want += init_value(t, w);
+    MPI_Request rq[3];
+    CHECK(MPIX_Rxget(&s, 1, MPI_INT64_T, t, disp(t, 0), 4, MPI_INT64_T, f_sum, NULL, 0, win, &rq[0]) == MPI_SUCCESS, "rxget");
+    int64_t one = 1, five = 5;
+    CHECK(MPIX_Rxput(&one, 1, MPI_INT64_T, t, disp(t, 9), 1, MPI_INT64_T, f_acc, NULL, 0, win, &rq[1]) == MPI_SUCCESS, "rxput");
+    CHECK(MPIX_Rxinvoke(f_bump, &five, 8, t, win, &rq[2]) == MPI_SUCCESS, "rxinvoke");
+    MPI_Status st[3];
+    CHECK(MPI_Waitall(3, rq, st) == MPI_SUCCESS, "waitall");
+    CHECK(s == want, "rxget result %ld", (long)s);
+    CHECK(read9(t) == init_value(t, 9) + 1, "rxput ran");
+    int64_t w0 = -1;
+    MPI_Get(&w0, 1, MPI_INT64_T, t, disp(t, 0), 1, MPI_INT64_T, win);
+    MPI_Win_flush(t, win);
+    CHECK(w0 == init_value(t, 0) + 5, "rxinvoke ran: %ld", (long)w0);
+    /* MPI_Test until done */
+    MPI_Request r;
+    int done = 0;
+    MPIX_Rxget(&s, 1, MPI_INT64_T, t, disp(t, 0), 4, MPI_INT64_T, f_sum, NULL, 0, win, &r);
+    while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    CHECK(s == want + 5, "rxget after rxinvoke: %ld", (long)s);
+    MPI_Win_unlock_all(win);
+}
+
+static void test_errors(void)
+{
+    mt_section("errors come back as MPI error classes; the target keeps serving");
+    reset_window();
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int t = (rank + 1) % size;
+    char tr[32];
+    snprintf(tr, sizeof(tr), "rank %d", t);
+    MPI_Win_lock_all(0, win);
+    int32_t seven = 7;
+    CHECK(MPIX_Xinvoke(f_fail, &seven, 4, t, win) == MPI_SUCCESS, "issue");
+    int err = MPI_Win_flush(t, win);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_RETURN, "returned 7"), "ifunc return reported by flush");
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_RETURN, tr), "names the rank");
+    CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS, "reported once");
+
+    MPIX_Xinvoke(f_unresolved, NULL, 0, t, win);
+    err = MPI_Win_flush_all(win);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_LINK, "xrdma_test_no_such_symbol"), "unresolved symbol");
+
+    int64_t out;
+    MPIX_Xget(&out, 1, MPI_INT64_T, t, disp(t, WORDS + 5), 1, MPI_INT64_T, f_noop, NULL, 0, win);
+    err = MPI_Win_flush(t, win);
+    CHECK(mt_error_is(err, MPI_ERR_RMA_RANGE, "outside the window"), "target_disp out of range");
+
+    /* MPI_Wait on a generalized request reports through MPI_COMM_WORLD's
+     * handler (Open MPI): the application chooses it. */
+    MPI_Request r;
+    MPI_Status st;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPIX_Rxinvoke(f_fail, &seven, 4, t, win, &r);
+    err = MPI_Wait(&r, &st);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_RETURN, "returned 7"), "Rx error from MPI_Wait");
+    /* Multiple completion: MPI_ERR_IN_STATUS and the cause in the status. */
+    MPI_Request rs[2];
+    MPI_Status sts[2];
+    int64_t five = 5;
+    MPIX_Rxinvoke(f_bump, &five, 8, t, win, &rs[0]);
+    MPIX_Rxinvoke(f_fail, &seven, 4, t, win, &rs[1]);
+    err = MPI_Waitall(2, rs, sts);
+    CHECK(err == MPI_ERR_IN_STATUS, "waitall: %d", err);
+    CHECK(sts[0].MPI_ERROR == MPI_SUCCESS, "the good one succeeded");
+    CHECK(mt_error_is(sts[1].MPI_ERROR, MPIX_ERR_IFUNC_RETURN, "returned 7"), "Rx error in status");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    /* A reply larger than the origin buffer. */
+    int64_t small;
+    MPIX_Xget(&small, 1, MPI_INT64_T, t, disp(t, 0), 4, MPI_INT64_T, f_noop, NULL, 0, win);
+    err = MPI_Win_flush(t, win);
+    CHECK(mt_error_is(err, MPI_ERR_TRUNCATE, NULL), "reply too large");
+
+    /* Argument errors, reported at once through the window's handler. */
+    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, NULL), "bad rank");
+    CHECK(mt_error_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT, NULL), "bad count");
+    CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, NULL), "null type");
+    CHECK(mt_error_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG, NULL), "invoke without code");
+    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
+    CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
+    int64_t out2[2];
+    /* A struct type is not supported at the target. */
+    MPI_Datatype stype;
+    int bl[2] = {1, 1};
+    MPI_Aint dp[2] = {0, 16};
+    MPI_Datatype tt[2] = {MPI_INT64_T, MPI_INT64_T};
+    MPI_Type_create_struct(2, bl, dp, tt, &stype);
+    MPI_Type_commit(&stype);
+    err = MPIX_Xget(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, stype, f_noop, NULL, 0, win);
+    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, NULL), "struct target type refused");
+    MPI_Type_free(&stype);
+
+
+    /* Still serving. */
+    int64_t s = -1;
+    MPIX_Xget(&s, 1, MPI_INT64_T, t, disp(t, 0), 1, MPI_INT64_T, f_sum, NULL, 0, win);
+    CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS && s == init_value(t, 0) + 5, "target serves after errors: %ld", (long)s);
+    MPI_Win_unlock_all(win);
+
+    /* Origin-side image errors. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPIX_Ifunc bad;
+    char junk[100] = "not an image";
+    CHECK(mt_error_is(MPIX_Ifunc_load_mem(junk, sizeof(junk), "x", &bad), MPIX_ERR_IFUNC_IMAGE, "magic"), "junk image");
+    CHECK(mt_error_is(MPIX_Ifunc_load("/nonexistent/f.xfn", NULL, &bad), MPI_ERR_FILE, "/nonexistent/f.xfn"), "missing file");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
+}
+
+static void test_progress_in_blocking_calls(void)
+{
+    mt_section("a target blocked in MPI_Recv or MPI_Barrier still runs code");
+    reset_window();
+    if (size < 2) return;
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        int64_t s = -1;
+        MPIX_Xget(&s, 1, MPI_INT64_T, 1, disp(1, 0), 1, MPI_INT64_T, f_sum, NULL, 0, win);
+        MPI_Win_flush(1, win);  /* rank 1 sits in MPI_Recv meanwhile */
+        CHECK(s == init_value(1, 0), "served from MPI_Recv");
+        MPI_Send(&s, 1, MPI_INT64_T, 1, 0, MPI_COMM_WORLD);
+        MPIX_Xget(&s, 1, MPI_INT64_T, 1, disp(1, 1), 1, MPI_INT64_T, f_sum, NULL, 0, win);
+        MPI_Win_flush(1, win);  /* rank 1 sits in MPI_Barrier meanwhile */
+        CHECK(s == init_value(1, 1), "served from MPI_Barrier");
+        MPI_Win_unlock_all(win);
+    } else if (rank == 1) {
+        int64_t x;
+        MPI_Recv(&x, 1, MPI_INT64_T, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void test_code_from_memory(void)
+{
+    mt_section("targets run the code from memory");
+    MPI_Win_lock_all(0, win);
+    int t = (rank + 1) % size;
+    int32_t in_memfd = -1;
+    MPIX_Xget(&in_memfd, 1, MPI_INT32_T, t, disp(t, 0), 0, MPI_INT32_T, f_memfd, NULL, 0, win);
+    MPI_Win_flush(t, win);
+    CHECK(in_memfd == 1, "code at rank %d is in a memfd mapping (%d)", t, in_memfd);
+    MPI_Win_unlock_all(win);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mt_rank = rank;
+    if (argc != 4) {
+        if (rank == 0) fprintf(stderr, "usage: %s create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn\n", argv[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    const char *kind = argv[1];
+    MPI_Comm node;
+    if (!strcmp(kind, "create")) {
+        base = malloc(WORDS * 8);
+        MPI_Win_create(base, WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else if (!strcmp(kind, "allocate")) {
+        MPI_Win_allocate(WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    } else if (!strcmp(kind, "shared")) {
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Win_allocate_shared(WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        MPI_Comm_free(&node);
+    } else if (!strcmp(kind, "dynamic")) {
+        dynamic = 1;
+        base = malloc(WORDS * 8);
+        MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_attach(win, base, WORDS * 8);
+    } else {
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
+    MPI_Aint mine;
+    MPI_Get_address(base, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    load_all(argv[2], argv[3]);
+
+    test_xget_sum();
+    test_xput_accumulate_atomic();
+    test_ordering();
+    test_forwarding();
+    test_filter_and_default_reply();
+    test_null_ifunc_and_datatypes();
+    test_sync_calls_complete();
+    test_requests();
+    test_errors();
+    test_progress_in_blocking_calls();
+    test_code_from_memory();
+
+    /* MPI_Win_free completes X-ops too (X-ops need no MPI epoch). */
+    mt_section("MPI_Win_free completes X-ops");
+    reset_window();
+    bump9((rank + 1) % size);
+    int64_t *keep = base;
+    int keep_local = strcmp(kind, "create") == 0 || dynamic;
+    MPI_Win_free(&win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (keep_local) {
+        CHECK(keep[9] == init_value(rank, 9) + 1, "after free: %ld", (long)keep[9]);
+        free(keep);
+    }
+    MPIX_Ifunc *all[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop, &f_memfd, &f_unresolved};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
+    free(addr);
+    int rc = mt_finish(kind);
+    MPI_Finalize();
+    return rc;
+}

@@ -6,6 +6,8 @@
 #include "runtime.h"
 #include "window.h"
 
+#include <sched.h>
+
 using namespace xrdma::mpi;
 
 namespace {
@@ -148,6 +150,28 @@ int MPI_Win_fence(int assert_, MPI_Win win)
 {
     return sync_call(win, -1, [&] { return PMPI_Win_fence(assert_, win); });
 }
+// A PSCW target waits here while its origins complete their X-ops on it.
+// osc ucx's MPI_Win_wait spins on its own worker without Open MPI's progress
+// engine, so it would never run their code: wait by testing, and serve.
+int MPI_Win_wait(MPI_Win win)
+{
+    {
+        std::lock_guard<std::recursive_mutex> guard(Runtime::get().mu);
+        if (!window_find(win)) return PMPI_Win_wait(win);
+    }
+    int flag = 0, rc;
+    unsigned idle = 0;
+    while ((rc = PMPI_Win_test(win, &flag)) == MPI_SUCCESS && !flag) {
+        if (Runtime::get().try_progress())
+            idle = 0;
+        else if (++idle > 256) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+    return rc;
+}
+
 int MPI_Win_complete(MPI_Win win)
 {
     return sync_call(win, -1, [&] { return PMPI_Win_complete(win); });

@@ -6,3 +6,4 @@ include tests/plugin/unit.mk
 include tests/plugin/info.mk
 include tests/plugin/peers.mk
 include tests/mpi/local.mk
+include tests/install/local.mk

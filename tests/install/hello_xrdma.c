@@ -1,0 +1,34 @@
+/* Built against an installed XRDMA: one Xget of a sum computed at rank 1. */
+#include <mpix_xrdma.h>
+#include <stdint.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int64_t *base;
+    MPI_Win win;
+    MPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    for (int i = 0; i < 4; ++i) base[i] = 10 * rank + i;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int ok = 1;
+    if (rank == 0) {
+        MPIX_Ifunc sum;
+        MPIX_Ifunc_load(argv[1], NULL, &sum);
+        int64_t s = -1;
+        MPI_Win_lock_all(0, win);
+        MPIX_Xget(&s, 1, MPI_INT64_T, size - 1, 0, 4, MPI_INT64_T, sum, NULL, 0, win);
+        MPI_Win_unlock_all(win);
+        int64_t want = 4 * 10 * (size - 1) + 6;
+        ok = s == want;
+        printf("sum at rank %d: %ld (%s)\n", size - 1, (long)s, ok ? "ok" : "WRONG");
+        MPIX_Ifunc_free(&sum);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# `make install DESTDIR=...` puts headers, libraries, tools, man pages and the
+# pkg-config files in place, and an MPI program builds against the installed
+# tree with `mpicc -lmpix_xrdma` and with pkg-config, and runs.
+set -uo pipefail
+build=${XRDMA_TEST_BUILDDIR:?}
+src=${XRDMA_TEST_SRCDIR:?}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+fail=0
+check() { if eval "$1"; then echo "ok - $2"; else echo "FAIL - $2"; fail=1; fi; }
+
+make -C "$build" install DESTDIR="$stage" >"$stage/install.log" 2>&1 || { tail -20 "$stage/install.log"; exit 1; }
+prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
+root=$stage$prefix
+for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/mpix_xrdma.h \
+         include/mpiext_xrdma_c.h bin/xrdma-cc bin/xrdma_info lib/libucx_ifunc.so lib/libmpix_xrdma.so \
+         lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
+    check "[ -e '$root/$f' ]" "installed $f"
+done
+for m in man1/xrdma-cc.1 man1/xrdma_info.1 man3/ucx_ifunc.3 man5/xrdma-image.5; do
+    check "[ -f '$root/share/man/$m' ] && MANWIDTH=80 man -l '$root/share/man/$m' 2>/dev/null | grep -q ." "man page $m renders"
+done
+for m in "$root"/share/man/man3/MPIX_*.3; do
+    [ -e "$m" ] || continue
+    check "MANPATH='$root/share/man' man -w $(basename "$m" .3) >/dev/null 2>&1" "man $(basename "$m" .3) is found"
+done
+
+export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$root/bin:$PATH
+export XRDMA_CC_INCLUDE_DIR=$root/include
+cd "$stage" || exit 1
+check "xrdma-cc '$src/tests/install/sum_ifunc.c' -o sum.xfn" "installed xrdma-cc builds an image"
+check "mpicc '$src/tests/install/hello_xrdma.c' -I'$root/include' -L'$root/lib' -lmpix_xrdma -o hello1" \
+      "mpicc app.c -lmpix_xrdma"
+check "PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' \
+       mpicc '$src/tests/install/hello_xrdma.c' \$(PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' pkg-config --cflags --libs mpix-xrdma) -o hello2" \
+      "mpicc app.c \$(pkg-config --cflags --libs mpix-xrdma)"
+read -ra flags <"$src/scripts/mpirun-flags"
+for exe in hello1 hello2; do
+    [ -x "$exe" ] || continue
+    check "timeout -k 5 120 mpirun ${flags[*]} -x LD_LIBRARY_PATH -n 2 ./$exe sum.xfn" "$exe runs and its answer checks"
+done
+exit $fail

@@ -9,7 +9,7 @@
 // executed: --showme prints the plan, later options (--target, --emit) add
 // parts and commands to it without changing the rest.
 #include "config.h"
-#include "elf.h"
+#include "elf_reader.h"
 #include "image.h"
 
 #include <algorithm>

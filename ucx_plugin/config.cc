@@ -13,6 +13,15 @@ static const Knob knobs[] = {
     {"XRDMA_MAX_IMAGE_SIZE", "67108864",
      "Largest image (bytes) a target accepts or an origin registers."},
     {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
+    {"XRDMA_CONTAIN_FAULTS", "1",
+     "1: a SIGSEGV/SIGBUS/SIGFPE/SIGILL in injected code fails that operation (MPIX_ERR_IFUNC_FAULT) and "
+     "quarantines the image instead of killing the target; 0: usual signal behaviour."},
+    {"XRDMA_IFUNC_TIMEOUT", "0",
+     "Seconds an injected function may run before it is stopped (its operation fails with a timeout "
+     "error); 0: no limit."},
+    {"XRDMA_SYMBOLS", "runtime",
+     "Target symbols injected code may bind to: all, runtime (the XRDMA API and a safe libc subset) or "
+     "the path of an allowlist file (one symbol per line); anything else is refused before the code runs."},
     {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},

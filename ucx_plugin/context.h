@@ -37,8 +37,9 @@ struct xrdma_ctx {
     std::vector<uint8_t> fwd_args;
     const uint8_t *payload;            // what the dispatch hook was given
     size_t fwd_prefix;                 // bytes of it kept in front of forwards
-    ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail()
+    ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail() or on a fault
     std::string fail_message;
+    xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
 };
 
 namespace xrdma {
@@ -75,6 +76,8 @@ struct ucx_ifunc_context {
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
+    // Images whose code faulted here: refused from then on.
+    std::unordered_set<xrdma::Hash, xrdma::HashKey> quarantined;
     xrdma::CodeCache cache;
     std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
     ucx_ifunc_stats_t stats{};

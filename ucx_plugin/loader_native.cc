@@ -1,11 +1,14 @@
 #include "loader_native.h"
 
-#include "elf.h"
+#include "elf_reader.h"
 #include "log.h"
+#include "policy.h"
 
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
+#include <vector>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,11 +34,41 @@ public:
             close(fd_);
     }
     void *symbol(const std::string &name) const override { return dlsym(handle_, name.c_str()); }
+    bool contains(uintptr_t pc) const override
+    {
+        for (const auto &r : exec_)
+            if (pc >= r.first && pc < r.second) return true;
+        return false;
+    }
+
+    // Record the executable segments of the loaded object.
+    void find_segments()
+    {
+        struct link_map *lm = nullptr;
+        if (dlinfo(handle_, RTLD_DI_LINKMAP, &lm) != 0 || !lm) return;
+        struct Arg {
+            uintptr_t base;
+            std::vector<std::pair<uintptr_t, uintptr_t>> *out;
+        } arg{uintptr_t(lm->l_addr), &exec_};
+        dl_iterate_phdr(
+            [](struct dl_phdr_info *info, size_t, void *p) {
+                auto *a = static_cast<Arg *>(p);
+                if (uintptr_t(info->dlpi_addr) != a->base) return 0;
+                for (int i = 0; i < info->dlpi_phnum; ++i) {
+                    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+                    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+                        a->out->emplace_back(a->base + ph.p_vaddr, a->base + ph.p_vaddr + ph.p_memsz);
+                }
+                return 1;
+            },
+            &arg);
+    }
 
 private:
     void *handle_;
     int fd_;
     std::string path_;
+    std::vector<std::pair<uintptr_t, uintptr_t>> exec_;
 };
 
 std::string triples_of(const ImageView &img)
@@ -69,6 +102,11 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
                ", this process runs on machine " + std::to_string(elf_host_machine());
         return UCX_IFUNC_ERR_BAD_CODE;
     }
+    std::vector<std::string> imports;
+    for (const ElfSymbol &sym : elf.dynsyms)
+        if (!sym.defined) imports.push_back(sym.name);
+    st = policy_check_imports(imports, why);
+    if (st != UCX_IFUNC_OK) return st;
 
     int fd = memfd_create(("xrdma:" + label).c_str(), MFD_CLOEXEC);
     if (fd < 0) {
@@ -104,7 +142,9 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
         return UCX_IFUNC_ERR_LINK;
     }
     XRDMA_DEBUG("loaded native code %s (%zu bytes)", label.c_str(), part->size);
-    *out = std::make_unique<NativeCode>(handle, fd, path);
+    auto code = std::make_unique<NativeCode>(handle, fd, path);
+    code->find_segments();
+    *out = std::move(code);
     return UCX_IFUNC_OK;
 }
 

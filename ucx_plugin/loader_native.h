@@ -4,6 +4,7 @@
 
 #include "image.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,8 @@ public:
     virtual ~LoadedCode() = default;
     // Address of exported symbol @p name, or nullptr.
     virtual void *symbol(const std::string &name) const = 0;
+    // Whether @p pc is an instruction of this code (fault containment).
+    virtual bool contains(uintptr_t pc) const = 0;
 };
 
 // Pick the native part for this machine from @p img and load it.

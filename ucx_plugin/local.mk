@@ -4,15 +4,17 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/log.cc ucx_plugin/log.h \
 	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
 	ucx_plugin/image.cc ucx_plugin/image.h \
-	ucx_plugin/elf.cc ucx_plugin/elf.h \
+	ucx_plugin/elf_reader.cc ucx_plugin/elf_reader.h \
 	ucx_plugin/wire.cc ucx_plugin/wire.h \
 	ucx_plugin/loader_native.cc ucx_plugin/loader_native.h \
 	ucx_plugin/code_cache.cc ucx_plugin/code_cache.h \
 	ucx_plugin/context.cc ucx_plugin/context.h \
 	ucx_plugin/origin.cc ucx_plugin/target.cc \
 	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h \
-	ucx_plugin/compat.cc
-libucx_ifunc_la_LIBADD = $(UCX_LIBS) -ldl
+	ucx_plugin/compat.cc \
+	ucx_plugin/fault.cc ucx_plugin/fault.h \
+	ucx_plugin/policy.cc ucx_plugin/policy.h
+libucx_ifunc_la_LIBADD = $(UCX_LIBS) -ldl -lrt
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h

@@ -5,6 +5,7 @@
 #include "put_poll.h"
 
 #include "context.h"
+#include "fault.h"
 #include "log.h"
 
 #include <atomic>
@@ -131,12 +132,22 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         return consume(UCX_IFUNC_ERR_NO_ENTRY);
     }
     uint8_t *args = buf + h.args_off;
+    if (ctx->quarantined.count(hash)) {
+        *why = "image " + hash_hex(hash, 8) + " is quarantined here after a fault";
+        return consume(UCX_IFUNC_ERR_FAULT);
+    }
     if (h.flags & kFrameCompat) {
         auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(fn);
+        FaultInfo fault;
         ctx->in_dispatch++;
-        main_fn(args, h.args_len, target_args);
+        guarded_call_compat(img->code.get(), main_fn, args, h.args_len, target_args, &fault);
         ctx->in_dispatch--;
         ctx->stats.executed++;
+        if (fault.signal || fault.timeout) {
+            ctx->quarantined.insert(hash);
+            *why = "'" + entry + "': " + describe(fault);
+            return consume(fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT);
+        }
     } else {
         xrdma_ctx x{};
         x.context = ctx;
@@ -145,6 +156,10 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         x.target_args = target_args;
         x.fwd_rank = -1;
         int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);
+        if (x.fail_status != UCX_IFUNC_OK) {
+            *why = x.fail_message;
+            return consume(x.fail_status);
+        }
         if (rc != 0) {
             *why = "ifunc '" + entry + "' returned " + std::to_string(rc);
             return consume(UCX_IFUNC_ERR_RETURN);

@@ -99,6 +99,11 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
 
+    if (ctx->quarantined.count(hash)) {
+        route.answer(UCX_IFUNC_ERR_FAULT,
+                     at_rank(ctx) + "image " + hash_hex(hash, 8) + " is quarantined here after a fault");
+        return;
+    }
     std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
     if (!img) {
         if (!(h.flags & kHasCode)) {

@@ -2,7 +2,7 @@
 # shared memory and TCP; one .mpitest name per configuration (run-mpitest
 # reads it). Each configuration counts as one test.
 MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c $(MPI_CPPFLAGS)
-MPI_TEST_LDADD = libmpix_xrdma.la $(MPI_LIBS) -lpthread
+MPI_TEST_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS) -lpthread
 check_PROGRAMS += tests/mpi/test_xops tests/mpi/test_threads tests/mpi/test_progress_thread
 tests_mpi_test_xops_SOURCES = tests/mpi/test_xops.c tests/mpi/mpitest.h
 tests_mpi_test_xops_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
@@ -18,7 +18,7 @@ tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_progress_thread_LDFLAGS = -no-install
 
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/mpi_ops.xfn
-EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/run-mpitest
+EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/ifuncs/allowlist.txt tests/mpi/run-mpitest
 
 TEST_EXTENSIONS = .mpitest
 MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest

@@ -1,8 +1,7 @@
 /* MPIX_Xput / MPIX_Xget / MPIX_Xinvoke on one kind of window (argv[1]:
- * create, allocate, shared, dynamic), on every rank. Images come from argv[2]
- * (mpi_ops.xfn) and argv[3] (unresolved.xfn), read by rank 0 only: the
- * other ranks never see the files, only rank 0 loads them... and every other
- * rank loads them from memory that rank 0 broadcast, as an application could. */
+ * create, allocate, shared, dynamic), on every rank. The images (argv[2..6])
+ * are read by rank 0 only; every rank loads them from memory rank 0
+ * broadcast, and targets get the code only through XRDMA. */
 #include <mpix_xrdma.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -17,7 +16,7 @@ static MPI_Aint *addr;         /* dynamic windows: every rank's base address */
 static int dynamic;
 static MPI_Win win;
 static MPIX_Ifunc f_acc, f_max, f_sum, f_filter, f_double, f_bump, f_log, f_tour, f_fail, f_noop,
-    f_memfd, f_unresolved;
+    f_unresolved, f_segv, f_spin, f_forbidden;
 
 /* target_disp of word @p w at rank @p r */
 static MPI_Aint disp(int r, int w) { return dynamic ? addr[r] + (MPI_Aint)w * 8 : w; }
@@ -32,37 +31,46 @@ static void reset_window(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* Images: rank 0 reads the file, everyone loads the bytes from memory. */
-static void load_all(const char *ops_path, const char *unresolved_path)
+/* Images: rank 0 reads the files, every rank loads the bytes from memory
+ * (the other ranks never open a file of the code). */
+static void load_image(const char *path, int n, MPIX_Ifunc **f, const char **names)
 {
-    struct { const char *path; } files[2] = {{ops_path}, {unresolved_path}};
-    char *img[2];
-    long len[2];
-    for (int i = 0; i < 2; ++i) {
-        len[i] = 0;
-        if (rank == 0) {
-            FILE *f = fopen(files[i].path, "rb");
-            if (!f) { perror(files[i].path); MPI_Abort(MPI_COMM_WORLD, 2); }
-            fseek(f, 0, SEEK_END);
-            len[i] = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            img[i] = malloc((size_t)len[i]);
-            if (fread(img[i], 1, (size_t)len[i], f) != (size_t)len[i]) MPI_Abort(MPI_COMM_WORLD, 2);
-            fclose(f);
-        }
-        MPI_Bcast(&len[i], 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        if (rank != 0) img[i] = malloc((size_t)len[i]);
-        MPI_Bcast(img[i], (int)len[i], MPI_BYTE, 0, MPI_COMM_WORLD);
+    char *img = NULL;
+    long len = 0;
+    if (rank == 0) {
+        FILE *fp = fopen(path, "rb");
+        if (!fp) { perror(path); MPI_Abort(MPI_COMM_WORLD, 2); }
+        fseek(fp, 0, SEEK_END);
+        len = ftell(fp);
+        fseek(fp, 0, SEEK_SET);
+        img = malloc((size_t)len);
+        if (fread(img, 1, (size_t)len, fp) != (size_t)len) MPI_Abort(MPI_COMM_WORLD, 2);
+        fclose(fp);
     }
-    struct { MPIX_Ifunc *f; const char *name; } e[] = {
-        {&f_acc, "accumulate"}, {&f_max, "store_max"}, {&f_sum, "sum"}, {&f_filter, "filter_gt"},
-        {&f_double, "double_then_get"}, {&f_bump, "bump"}, {&f_log, "log_seq"}, {&f_tour, "tour"},
-        {&f_fail, "fail_with"}, {&f_noop, "noop"}, {&f_memfd, "code_in_memfd"}};
-    for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); ++i)
-        CHECK(MPIX_Ifunc_load_mem(img[0], (size_t)len[0], e[i].name, e[i].f) == MPI_SUCCESS, "load %s", e[i].name);
-    CHECK(MPIX_Ifunc_load_mem(img[1], (size_t)len[1], NULL, &f_unresolved) == MPI_SUCCESS, "load unresolved");
-    free(img[0]);
-    free(img[1]);
+    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0) img = malloc((size_t)len);
+    MPI_Bcast(img, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i)
+        CHECK(MPIX_Ifunc_load_mem(img, (size_t)len, names[i], f[i]) == MPI_SUCCESS, "load %s", names[i] ? names[i] : path);
+    free(img);
+}
+
+static void load_all(char **paths)
+{
+    MPIX_Ifunc *ops[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop};
+    const char *names[] = {"accumulate", "store_max", "sum", "filter_gt", "double_then_get", "bump",
+                           "log_seq", "tour", "fail_with", "noop"};
+    load_image(paths[0], 10, ops, names);
+    MPIX_Ifunc *one[1];
+    const char *none[1] = {NULL}, *segv[1] = {"crash_segv"};
+    one[0] = &f_unresolved;
+    load_image(paths[1], 1, one, none);
+    one[0] = &f_segv;
+    load_image(paths[2], 1, one, segv);
+    one[0] = &f_spin;
+    load_image(paths[3], 1, one, none);
+    one[0] = &f_forbidden;
+    load_image(paths[4], 1, one, none);
 }
 
 static void test_xget_sum(void)
@@ -402,14 +410,47 @@ static void test_progress_in_blocking_calls(void)
 
 static void test_code_from_memory(void)
 {
-    mt_section("targets run the code from memory");
-    MPI_Win_lock_all(0, win);
+    mt_section("targets run the code from memory (memfd), never from a file");
+    /* Every rank has run code of others by now: its maps show it in a memfd. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int memfd = 0, from_file = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (strstr(line, "/memfd:xrdma:")) memfd++;
+        if (strstr(line, ".xfn")) from_file++;
+    }
+    if (f) fclose(f);
+    CHECK(memfd > 0, "no memfd:xrdma mapping at rank %d", rank);
+    CHECK(from_file == 0, "an image file is mapped at rank %d", rank);
+}
+
+static void test_contained_faults(void)
+{
+    mt_section("faults, runaways and denied symbols: their own classes, target still serving");
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int t = (rank + 1) % size;
-    int32_t in_memfd = -1;
-    MPIX_Xget(&in_memfd, 1, MPI_INT32_T, t, disp(t, 0), 0, MPI_INT32_T, f_memfd, NULL, 0, win);
-    MPI_Win_flush(t, win);
-    CHECK(in_memfd == 1, "code at rank %d is in a memfd mapping (%d)", t, in_memfd);
+    char tr[32];
+    snprintf(tr, sizeof(tr), "rank %d", t);
+    MPI_Win_lock_all(0, win);
+    MPIX_Xinvoke(f_segv, NULL, 0, t, win);
+    int err = MPI_Win_flush(t, win);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "SIGSEGV"), "segv contained");
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "crash_segv") && mt_error_is(err, MPIX_ERR_IFUNC_FAULT, tr),
+          "names the function and rank");
+    /* A runaway, at this rank itself (its own image: no race with the quarantine). */
+    MPIX_Xinvoke(f_spin, NULL, 0, rank, win);
+    err = MPI_Win_flush(rank, win);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_TIMEOUT, "XRDMA_IFUNC_TIMEOUT"), "runaway stopped");
+    const char cmd[] = "true";
+    MPIX_Xinvoke(f_forbidden, cmd, sizeof(cmd), t, win);
+    err = MPI_Win_flush(t, win);
+    CHECK(mt_error_is(err, MPIX_ERR_IFUNC_DENIED, "'system'"), "forbidden import refused");
+    int64_t s = -1;
+    MPIX_Xget(&s, 1, MPI_INT64_T, t, disp(t, 3), 1, MPI_INT64_T, f_sum, NULL, 0, win);
+    CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS && s == init_value(t, 3), "target serves after faults: %ld", (long)s);
     MPI_Win_unlock_all(win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
 }
 
 int main(int argc, char **argv)
@@ -418,8 +459,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_rank = rank;
-    if (argc != 4) {
-        if (rank == 0) fprintf(stderr, "usage: %s create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn\n", argv[0]);
+    if (argc != 7) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn faults.xfn "
+                            "runaway.xfn forbidden.xfn\n", argv[0]);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *kind = argv[1];
@@ -445,7 +488,7 @@ int main(int argc, char **argv)
     MPI_Aint mine;
     MPI_Get_address(base, &mine);
     MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
-    load_all(argv[2], argv[3]);
+    load_all(argv + 2);
 
     test_xget_sum();
     test_xput_accumulate_atomic();
@@ -458,6 +501,7 @@ int main(int argc, char **argv)
     test_errors();
     test_progress_in_blocking_calls();
     test_code_from_memory();
+    test_contained_faults();
 
     /* MPI_Win_free completes X-ops too (X-ops need no MPI epoch). */
     mt_section("MPI_Win_free completes X-ops");
@@ -471,7 +515,8 @@ int main(int argc, char **argv)
         CHECK(keep[9] == init_value(rank, 9) + 1, "after free: %ld", (long)keep[9]);
         free(keep);
     }
-    MPIX_Ifunc *all[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop, &f_memfd, &f_unresolved};
+    MPIX_Ifunc *all[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop,
+                         &f_unresolved, &f_segv, &f_spin, &f_forbidden};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
     free(addr);
     int rc = mt_finish(kind);

@@ -1,6 +1,6 @@
 // Unit tests of SHA-256, the image container (man xrdma-image(5)) and the
 // ELF reader.
-#include "elf.h"
+#include "elf_reader.h"
 #include "image.h"
 #include "sha256.h"
 

@@ -66,6 +66,7 @@ protected:
     void TearDown() override
     {
         for (auto f : fs) ucx_ifunc_deregister(f);
+        fs.clear();
         c.reset();
     }
 
@@ -209,7 +210,9 @@ TEST_P(Plugin, ForwardToUnknownRankFails)
 
 TEST_P(Plugin, UnresolvedSymbolIsLinkError)
 {
+    setenv("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
     start(1);
+    unsetenv("XRDMA_SYMBOLS");
     ucx_ifunc_h bad = reg("unresolved", nullptr);
     Result r = c->invoke(bad, 1, nullptr, 0);
     EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status);
@@ -275,13 +278,15 @@ TEST_P(Plugin, MissingEntryIsReported)
 
 TEST_P(Plugin, TargetNeverHadTheCode)
 {
+    setenv("XRDMA_SYMBOLS", "all", 1);  // the probe reads /proc and lists the cwd
     start(1);
+    unsetenv("XRDMA_SYMBOLS");
     // The image exists only in the origin's memory by the time it runs.
     char dir[] = "/tmp/xrdma-origin-XXXXXX";
     ASSERT_NE(nullptr, mkdtemp(dir));
     std::string copy = std::string(dir) + "/where.xfn";
     {
-        std::vector<uint8_t> img = read_image("basic");
+        std::vector<uint8_t> img = read_image("probe");
         std::ofstream(copy, std::ios::binary).write(reinterpret_cast<char *>(img.data()), long(img.size()));
     }
     ucx_ifunc_h f = nullptr;
@@ -294,6 +299,71 @@ TEST_P(Plugin, TargetNeverHadTheCode)
     std::string out(r.reply.begin(), r.reply.end());
     EXPECT_EQ(0, out.rfind("0\n", 0)) << "target cwd is not empty: " << out;
     EXPECT_NE(std::string::npos, out.find("/memfd:xrdma:")) << "code not loaded from memory: " << out;
+}
+
+// A fault in injected code fails that invocation, quarantines the image, and
+// the target keeps serving.
+TEST_P(Plugin, FaultsInInjectedCodeAreContained)
+{
+    struct Case {
+        const char *entry, *signal;
+    } cases[] = {{"crash_segv", "SIGSEGV"}, {"crash_fpe", "SIGFPE"}, {"crash_ill", "SIGILL"}};
+    for (const Case &k : cases) {
+        start(1);
+        ucx_ifunc_h f = reg("faults", k.entry);
+        Result r = c->invoke(f, 1, nullptr, 0);
+        EXPECT_EQ(UCX_IFUNC_ERR_FAULT, r.status) << k.entry << ": " << r.message;
+        EXPECT_NE(std::string::npos, r.message.find(k.signal)) << r.message;
+        EXPECT_NE(std::string::npos, r.message.find(k.entry)) << r.message;
+        EXPECT_NE(std::string::npos, r.message.find("rank 1")) << r.message;
+        // Quarantined: refused without running again, whatever the entry.
+        r = c->invoke(reg("faults", "crash_segv"), 1, nullptr, 0);
+        EXPECT_EQ(UCX_IFUNC_ERR_FAULT, r.status);
+        EXPECT_NE(std::string::npos, r.message.find("quarantined")) << r.message;
+        EXPECT_EQ(1u, c->peer_stats(1).executed) << "the quarantined image ran again";
+        expect_serving(1);
+        TearDown();
+    }
+}
+
+TEST_P(Plugin, RunawayIfuncIsStoppedAfterTimeout)
+{
+    setenv("XRDMA_IFUNC_TIMEOUT", "0.2", 1);
+    start(1);
+    unsetenv("XRDMA_IFUNC_TIMEOUT");
+    Result r = c->invoke(reg("runaway", "spin_forever"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_TIMEOUT, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("XRDMA_IFUNC_TIMEOUT")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Plugin, SymbolPolicyRefusesImportsBeforeRunning)
+{
+    start(1);  // default policy: runtime
+    ucx_ifunc_h f = reg("forbidden", nullptr);
+    const char cmd[] = "true";
+    Result r = c->invoke(f, 1, cmd, sizeof(cmd));
+    EXPECT_EQ(UCX_IFUNC_ERR_DENIED, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("'system'")) << r.message;
+    EXPECT_EQ(0u, c->peer_stats(1).executed);
+    EXPECT_EQ(0u, c->peer_stats(1).images_loaded);
+    expect_serving(1);
+    TearDown();
+
+    // An allowlist file that names it lets it through.
+    char path[] = "/tmp/xrdma-allow-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    const char list[] = "# test allowlist\nsystem\n__cxa_finalize\n__gmon_start__\n"
+                        "_ITM_registerTMCloneTable\n_ITM_deregisterTMCloneTable\n";
+    ASSERT_EQ(ssize_t(sizeof(list) - 1), write(fd, list, sizeof(list) - 1));
+    close(fd);
+    setenv("XRDMA_SYMBOLS", path, 1);
+    start(1);
+    unsetenv("XRDMA_SYMBOLS");
+    r = c->invoke(reg("forbidden", nullptr), 1, cmd, sizeof(cmd));
+    EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    unlink(path);
 }
 
 TEST_P(Plugin, PutAndPollRunsFramesFromTargetMemory)

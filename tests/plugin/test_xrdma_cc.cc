@@ -1,5 +1,5 @@
 // Tests of the xrdma-cc driver: runs the built tool on small sources.
-#include "elf.h"
+#include "elf_reader.h"
 #include "image.h"
 
 #include <gtest/gtest.h>

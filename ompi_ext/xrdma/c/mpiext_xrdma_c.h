@@ -28,6 +28,7 @@ extern int MPIX_ERR_IFUNC_LINK;   /* code could not be loaded at the target */
 extern int MPIX_ERR_IFUNC_DENIED; /* refused by the target's policy */
 extern int MPIX_ERR_IFUNC_FAULT;  /* the code faulted at the target */
 extern int MPIX_ERR_IFUNC_RETURN; /* the ifunc returned non-zero */
+extern int MPIX_ERR_IFUNC_TIMEOUT; /* the ifunc ran past XRDMA_IFUNC_TIMEOUT and was stopped */
 extern int MPIX_ERR_PEER;         /* target unreachable or failed */
 
 int MPIX_Ifunc_load(const char *path, const char *name, MPIX_Ifunc *ifunc);

@@ -10,6 +10,7 @@ int MPIX_ERR_IFUNC_LINK = MPI_ERR_OTHER;
 int MPIX_ERR_IFUNC_DENIED = MPI_ERR_OTHER;
 int MPIX_ERR_IFUNC_FAULT = MPI_ERR_OTHER;
 int MPIX_ERR_IFUNC_RETURN = MPI_ERR_OTHER;
+int MPIX_ERR_IFUNC_TIMEOUT = MPI_ERR_OTHER;
 int MPIX_ERR_PEER = MPI_ERR_OTHER;
 
 namespace xrdma::mpi {
@@ -40,6 +41,7 @@ void errors_init()
     add_class(&MPIX_ERR_IFUNC_DENIED, "MPIX_ERR_IFUNC_DENIED: ifunc refused by the target's policy");
     add_class(&MPIX_ERR_IFUNC_FAULT, "MPIX_ERR_IFUNC_FAULT: ifunc faulted at the target");
     add_class(&MPIX_ERR_IFUNC_RETURN, "MPIX_ERR_IFUNC_RETURN: ifunc returned an error");
+    add_class(&MPIX_ERR_IFUNC_TIMEOUT, "MPIX_ERR_IFUNC_TIMEOUT: ifunc ran past XRDMA_IFUNC_TIMEOUT and was stopped");
     add_class(&MPIX_ERR_PEER, "MPIX_ERR_PEER: target unreachable or failed");
     g_ready = true;
 }
@@ -60,8 +62,8 @@ int error_class_of(ucx_ifunc_status_t st)
     case UCX_IFUNC_ERR_NO_PART:
     case UCX_IFUNC_ERR_LINK: return MPIX_ERR_IFUNC_LINK;
     case UCX_IFUNC_ERR_DENIED: return MPIX_ERR_IFUNC_DENIED;
-    case UCX_IFUNC_ERR_FAULT:
-    case UCX_IFUNC_ERR_TIMEOUT: return MPIX_ERR_IFUNC_FAULT;
+    case UCX_IFUNC_ERR_FAULT: return MPIX_ERR_IFUNC_FAULT;
+    case UCX_IFUNC_ERR_TIMEOUT: return MPIX_ERR_IFUNC_TIMEOUT;
     case UCX_IFUNC_ERR_RETURN: return MPIX_ERR_IFUNC_RETURN;
     case UCX_IFUNC_ERR_PEER:
     case UCX_IFUNC_ERR_NO_ROUTE:

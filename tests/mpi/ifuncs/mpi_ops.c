@@ -113,25 +113,6 @@ XRDMA_IFUNC(fail_with)
 /* Does nothing: for Xget, the (datatype-shaped) target region comes back. */
 XRDMA_IFUNC(noop) { return 0; }
 
-/* Reply 1 if this very code was loaded from memory (a memfd), 0 if not. */
-#include <stdio.h>
-XRDMA_IFUNC(code_in_memfd)
-{
-    int32_t found = 0;
-    char line[512];
-    uintptr_t self = (uintptr_t)&code_in_memfd;
-    FILE *f = fopen("/proc/self/maps", "r");
-    while (f && fgets(line, sizeof(line), f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && self >= lo && self < hi) {
-            found = strstr(line, "/memfd:xrdma:") != NULL;
-            break;
-        }
-    }
-    if (f) fclose(f);
-    return xrdma_reply(ctx, &found, sizeof(found));
-}
-
 /* Xinvoke: set window word 0 to the argument (releases a spinning target). */
 XRDMA_IFUNC(set_flag)
 {

@@ -2,7 +2,7 @@
 //
 // The constants are spelled out here rather than taken from the system's
 // <elf.h>, which this file's own header shadows on the include path.
-#include "elf.h"
+#include "elf_reader.h"
 
 #include <cstring>
 #include <string>

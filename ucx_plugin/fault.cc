@@ -1,0 +1,228 @@
+#include "fault.h"
+
+#include "config.h"
+#include "loader_native.h"
+#include "log.h"
+
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+namespace xrdma {
+
+namespace {
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+const int kTimerSignal = SIGRTMIN + 3;
+struct sigaction g_previous[64];
+std::once_flag g_install_once;
+
+// What the current thread is running, for the signal handler.
+struct Guard {
+    sigjmp_buf jump;
+    const LoadedCode *code = nullptr;
+    volatile sig_atomic_t active = 0;
+    FaultInfo info;
+    timer_t timer;
+    bool timer_ready = false;
+};
+thread_local Guard t_guard;
+thread_local bool t_altstack = false;
+
+uintptr_t pc_of(void *uctx)
+{
+    auto *uc = static_cast<ucontext_t *>(uctx);
+#if defined(__x86_64__)
+    return uintptr_t(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+    return uintptr_t(uc->uc_mcontext.pc);
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+void chain(int sig, siginfo_t *si, void *uctx)
+{
+    const struct sigaction &prev = g_previous[sig];
+    if (prev.sa_flags & SA_SIGINFO) {
+        if (prev.sa_sigaction) {
+            prev.sa_sigaction(sig, si, uctx);
+            return;
+        }
+    } else if (prev.sa_handler == SIG_IGN) {
+        return;
+    } else if (prev.sa_handler != SIG_DFL && prev.sa_handler) {
+        prev.sa_handler(sig);
+        return;
+    }
+    // Default action: restore it and let the fault happen again, for real
+    // (a synchronous fault re-executes; one sent by kill() is re-raised).
+    signal(sig, SIG_DFL);
+    if (si->si_code <= 0) raise(sig);
+}
+
+void on_fault(int sig, siginfo_t *si, void *uctx)
+{
+    Guard &g = t_guard;
+    uintptr_t pc = pc_of(uctx);
+    if (g.active && g.code && g.code->contains(pc)) {
+        g.info.signal = sig;
+        g.info.address = reinterpret_cast<uintptr_t>(si->si_addr);
+        g.info.pc = pc;
+        g.active = 0;
+        siglongjmp(g.jump, 1);
+    }
+    chain(sig, si, uctx);
+}
+
+void on_timer(int, siginfo_t *, void *uctx)
+{
+    Guard &g = t_guard;
+    if (!g.active) return;
+    uintptr_t pc = pc_of(uctx);
+    if (g.code && g.code->contains(pc)) {
+        g.info.timeout = true;
+        g.info.pc = pc;
+        g.active = 0;
+        siglongjmp(g.jump, 1);
+    }
+    // Inside a library call: stopping there could leave its locks held; try
+    // again shortly, when the ifunc's own code runs.
+    struct itimerspec again{};
+    again.it_value.tv_nsec = 1000 * 1000;
+    timer_settime(g.timer, 0, &again, nullptr);
+}
+
+void install()
+{
+    struct sigaction sa{};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int s : kSignals) sigaction(s, &sa, &g_previous[s]);
+    sa.sa_sigaction = on_timer;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(kTimerSignal, &sa, nullptr);
+}
+
+// A stack overflow in injected code needs another stack to be reported on.
+void ensure_altstack()
+{
+    if (t_altstack) return;
+    stack_t ss{};
+    ss.ss_size = 64 * 1024;
+    ss.ss_sp = malloc(ss.ss_size);
+    if (ss.ss_sp && sigaltstack(&ss, nullptr) == 0) t_altstack = true;
+}
+
+double timeout_seconds()
+{
+    const char *v = config_get("XRDMA_IFUNC_TIMEOUT");
+    double s = atof(v);
+    return s > 0 ? s : 0;
+}
+
+void arm(Guard &g, double seconds)
+{
+    if (seconds <= 0) return;
+    if (!g.timer_ready) {
+        struct sigevent ev{};
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = kTimerSignal;
+        ev._sigev_un._tid = pid_t(syscall(SYS_gettid));
+        if (timer_create(CLOCK_MONOTONIC, &ev, &g.timer) != 0) return;
+        g.timer_ready = true;
+    }
+    struct itimerspec its{};
+    its.it_value.tv_sec = time_t(seconds);
+    its.it_value.tv_nsec = long((seconds - double(its.it_value.tv_sec)) * 1e9);
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+    timer_settime(g.timer, 0, &its, nullptr);
+}
+
+void disarm(Guard &g)
+{
+    if (!g.timer_ready) return;
+    struct itimerspec off{};
+    timer_settime(g.timer, 0, &off, nullptr);
+}
+
+// Run @p call under the guard; sigsetjmp only wraps the ifunc's own frames.
+template <typename Call>
+int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
+{
+    *info = FaultInfo{};
+    if (!faults_contained() || !code) return call();
+    std::call_once(g_install_once, install);
+    ensure_altstack();
+    Guard &g = t_guard;
+    const LoadedCode *outer_code = g.code;  // (no nesting today; be safe)
+    g.code = code;
+    g.info = FaultInfo{};
+    double limit = timeout_seconds();
+    int rc;
+    if (sigsetjmp(g.jump, 1) == 0) {
+        g.active = 1;
+        arm(g, limit);
+        rc = call();
+        g.active = 0;
+        disarm(g);
+    } else {
+        disarm(g);
+        *info = g.info;
+        rc = -1;
+    }
+    g.code = outer_code;
+    return rc;
+}
+
+}  // namespace
+
+bool faults_contained()
+{
+    static const bool on = config_get_ull("XRDMA_CONTAIN_FAULTS") != 0;
+    return on;
+}
+
+int guarded_call(const LoadedCode *code, int (*fn)(xrdma_ctx *, const void *, size_t), xrdma_ctx *ctx,
+                 const void *args, size_t len, FaultInfo *info)
+{
+    return run_guarded(code, info, [&] { return fn(ctx, args, len); });
+}
+
+int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
+                        size_t size, void *target_args, FaultInfo *info)
+{
+    return run_guarded(code, info, [&] {
+        fn(payload, size, target_args);
+        return 0;
+    });
+}
+
+std::string describe(const FaultInfo &info)
+{
+    char buf[160];
+    if (info.timeout) {
+        snprintf(buf, sizeof(buf), "stopped after XRDMA_IFUNC_TIMEOUT=%s s (pc %#lx)",
+                 config_get("XRDMA_IFUNC_TIMEOUT"), (unsigned long)info.pc);
+    } else {
+        const char *name = info.signal == SIGSEGV ? "SIGSEGV"
+                           : info.signal == SIGBUS ? "SIGBUS"
+                           : info.signal == SIGFPE ? "SIGFPE"
+                           : info.signal == SIGILL ? "SIGILL"
+                                                   : "signal";
+        snprintf(buf, sizeof(buf), "%s at address %#lx (pc %#lx)", name, (unsigned long)info.address,
+                 (unsigned long)info.pc);
+    }
+    return buf;
+}
+
+}  // namespace xrdma

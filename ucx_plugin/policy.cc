@@ -1,0 +1,85 @@
+#include "policy.h"
+
+#include "config.h"
+#include "log.h"
+
+#include <fstream>
+#include <mutex>
+#include <unordered_set>
+
+namespace xrdma {
+
+namespace {
+
+// The runtime API and libc functions that touch only memory the caller
+// hands them (no files, processes, sockets, environment or signals).
+const char *const kRuntime[] = {
+    "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
+    "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
+    // string/memory
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
+    "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",
+    "__memcpy_chk", "__memmove_chk", "__memset_chk", "__strcpy_chk", "__strncpy_chk", "__strcat_chk",
+    "__snprintf_chk", "__vsnprintf_chk", "__stack_chk_fail",
+    // arithmetic and sorting
+    "abs", "labs", "llabs", "div", "ldiv", "qsort", "bsearch",
+    "sqrt", "sqrtf", "cbrt", "exp", "expf", "exp2", "log", "logf", "log2", "log10", "pow", "powf",
+    "sin", "sinf", "cos", "cosf", "tan", "atan", "atan2", "floor", "floorf", "ceil", "ceilf",
+    "fabs", "fabsf", "fmod", "fmodf", "round", "trunc", "fmin", "fmax", "fma",
+    // what every shared object's start files reference (weak, harmless)
+    "__cxa_finalize", "__gmon_start__", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
+};
+
+struct Policy {
+    bool all = false;
+    std::string name;
+    std::unordered_set<std::string> allowed;
+    bool broken = false;  // an allowlist file that cannot be read denies all
+};
+
+const Policy &policy()
+{
+    static Policy p;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::string v = config_get("XRDMA_SYMBOLS");
+        p.name = v;
+        if (v == "all") {
+            p.all = true;
+        } else if (v == "runtime") {
+            p.allowed.insert(std::begin(kRuntime), std::end(kRuntime));
+        } else {
+            std::ifstream in(v);
+            if (!in) {
+                XRDMA_ERROR("XRDMA_SYMBOLS=%s: cannot read the allowlist: every import is denied", v.c_str());
+                p.broken = true;
+            }
+            std::string line;
+            while (std::getline(in, line)) {
+                auto hash = line.find('#');
+                if (hash != std::string::npos) line.resize(hash);
+                auto b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+                if (b != std::string::npos) p.allowed.insert(line.substr(b, e - b + 1));
+            }
+        }
+    });
+    return p;
+}
+
+}  // namespace
+
+ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports, std::string *why)
+{
+    const Policy &p = policy();
+    if (p.all) return UCX_IFUNC_OK;
+    for (const std::string &s : imports) {
+        if (p.broken || !p.allowed.count(s)) {
+            *why = "symbol '" + s + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
+                   (p.broken ? " (allowlist unreadable)" : " (set XRDMA_SYMBOLS=all or list it in an allowlist file)");
+            return UCX_IFUNC_ERR_DENIED;
+        }
+    }
+    return UCX_IFUNC_OK;
+}
+
+}  // namespace xrdma

@@ -1,4 +1,5 @@
-# examples: the X-RDMA pointer-chase demo (run it with scripts/demo).
+# examples: three MPI programs on the MPIX API (below; scripts/demo runs
+# mpi_pointer_chase) and the plugin-level pointer chase.
 #
 # xrdma_chase is an MPI program that also drives UCX directly; its ifunc
 # (chase_ifunc.c) is compiled into an image by xrdma-cc when `make` runs,
@@ -10,10 +11,39 @@ examples_xrdma_chase_LDADD = libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
 # A real executable (no libtool wrapper): it finds its image beside itself.
 examples_xrdma_chase_LDFLAGS = -no-install
 # Built with the program, so plain `make` leaves a runnable demo.
-EXTRA_examples_xrdma_chase_DEPENDENCIES = $(EXAMPLE_IFUNC_IMAGES)
+EXTRA_examples_xrdma_chase_DEPENDENCIES = examples/chase_ifunc.xfn
 
 EXAMPLE_IFUNC_IMAGES = examples/chase_ifunc.xfn
 EXTRA_DIST += examples/chase_ifunc.c examples/README.md
 CLEANFILES += $(EXAMPLE_IFUNC_IMAGES)
 examples/chase_ifunc.xfn: examples/xrdma_chase.h
 
+# The MPI examples: ordinary MPI programs with their own windows that link
+# libmpix_xrdma and ship code with MPIX_Xput / MPIX_Xget. Each one's ifunc
+# (examples/mpi_*_ifunc.c) is built into an image beside the program by
+# xrdma-cc; only rank 0 reads it at run time. scripts/demo runs
+# mpi_pointer_chase; tests/examples runs all three under mpirun. The core
+# (PMPI interposition) must be a direct dependency ahead of libmpi, as for
+# tests/mpi: see ompi_ext/local.mk.
+MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
+MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
+noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter
+examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c
+examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_pointer_chase_LDFLAGS = -no-install
+EXTRA_examples_mpi_pointer_chase_DEPENDENCIES = examples/mpi_chase_ifunc.xfn
+examples_mpi_accumulate_SOURCES = examples/mpi_accumulate.c
+examples_mpi_accumulate_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_accumulate_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_accumulate_LDFLAGS = -no-install
+EXTRA_examples_mpi_accumulate_DEPENDENCIES = examples/mpi_accumulate_ifunc.xfn
+examples_mpi_filter_SOURCES = examples/mpi_filter.c
+examples_mpi_filter_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_filter_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_filter_LDFLAGS = -no-install
+EXTRA_examples_mpi_filter_DEPENDENCIES = examples/mpi_filter_ifunc.xfn
+
+MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c
+EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
+EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)

@@ -1,11 +1,50 @@
 #include "code_cache.h"
 
 #include "config.h"
+#include "loader_jit.h"
 #include "log.h"
 
 #include <cstring>
 
 namespace xrdma {
+
+namespace {
+
+std::string parts_of(const ImageView &img)
+{
+    std::string s;
+    for (const PartView &p : img.parts) {
+        if (!s.empty()) s += ", ";
+        s += p.kind == PartKind::native_elf ? "native " : p.kind == PartKind::llvm_bitcode ? "bitcode " : "other ";
+        s += std::string(p.triple);
+    }
+    return s.empty() ? "none" : s;
+}
+
+// XRDMA_CODE: auto takes the native part for this triple if there is one,
+// else the bitcode part for it; native and bitcode take only that kind.
+ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std::unique_ptr<LoadedCode> *out,
+                             std::string *why)
+{
+    std::string mode = config_get("XRDMA_CODE");
+    if (mode != "auto" && mode != "native" && mode != "bitcode") {
+        XRDMA_WARN("XRDMA_CODE=%s is not auto, native or bitcode; using auto", mode.c_str());
+        mode = "auto";
+    }
+    const PartView *native = nullptr, *bitcode = nullptr;
+    for (const PartView &p : img.parts) {
+        if (p.triple != host_triple()) continue;
+        if (p.kind == PartKind::native_elf && !native) native = &p;
+        if (p.kind == PartKind::llvm_bitcode && !bitcode) bitcode = &p;
+    }
+    if (native && mode != "bitcode") return load_native(img, label, out, why);
+    if (bitcode && mode != "native") return load_bitcode(img, *bitcode, label, out, why);
+    *why = "image has no part this target can run (XRDMA_CODE=" + mode + ", target " + host_triple() +
+           "); the image has: " + parts_of(img);
+    return UCX_IFUNC_ERR_NO_PART;
+}
+
+}  // namespace
 
 void *CachedImage::entry(const std::string &name)
 {
@@ -42,7 +81,7 @@ ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t
                hash_hex(h, 8) + " it was sent under";
         return UCX_IFUNC_ERR_HASH_MISMATCH;
     }
-    st = load_native(img->view, hash_hex(h, 8), &img->code, why);
+    st = load_part(img->view, hash_hex(h, 8), &img->code, why);
     if (st != UCX_IFUNC_OK) return st;
 
     while (map_.size() >= capacity_) {

@@ -23,6 +23,10 @@ static const Knob knobs[] = {
      "Target symbols injected code may bind to: all, runtime (the XRDMA API and a safe libc subset) or "
      "the path of an allowlist file (one symbol per line); anything else is refused before the code runs."},
     {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},
+    {"XRDMA_JIT_CACHE_DIR", "",
+     "Directory where a target keeps the code it compiled from bitcode, so that a restarted target "
+     "skips compiling; empty: no on-disk cache."},
+    {"XRDMA_JIT_OPT_LEVEL", "2", "Optimisation level (0-3) of the code a target compiles from bitcode."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},

@@ -21,3 +21,12 @@ include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc
 ucx_ifunc_includedir = $(includedir)/ucx_ifunc
 ucx_ifunc_include_HEADERS = ucx_plugin/include/ucx_ifunc/ucp_compat.h
 pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc
+
+# The bitcode loader (LLVM ORC LLJIT), compiled with LLVM's headers and
+# without RTTI like LLVM itself (it subclasses LLVM classes); the rest of the
+# library keeps its own flags.
+noinst_LTLIBRARIES += ucx_plugin/libxrdma_jit.la
+ucx_plugin_libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h
+ucx_plugin_libxrdma_jit_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
+ucx_plugin_libxrdma_jit_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-rtti
+libucx_ifunc_la_LIBADD += ucx_plugin/libxrdma_jit.la $(LLVM_LDFLAGS) $(LLVM_LIBS)

@@ -1,0 +1,652 @@
+// The bitcode path: LLVM ORC LLJIT compiles an image's bitcode part for this
+// process (man xrdma-image(5), part kind 2).
+//
+// One LLJIT per process; each image gets a JITDylib of its own (entry names
+// repeat across images), linked against a runtime JITDylib that defines the
+// plugin's runtime API (xrdma_ifunc.h) at this library's own addresses and
+// falls back to the symbols of the process (DynamicLibrarySearchGenerator).
+// Binding the runtime API explicitly keeps it working when this library was
+// loaded RTLD_LOCAL, where the process search would not see it.
+//
+// Compiles run on the calling thread (the target's progress): a compile stalls
+// other traffic for exactly its own duration, and never waits for anything
+// but the compile. A thread that asks for an image another thread is
+// compiling waits for that result instead of compiling it again.
+//
+// Everything from the image is untrusted: the bitcode is parsed, its triple
+// checked against this process and the IR verified before LLVM generates code.
+// libtool compiles shared objects with -DPIC, a name LLVM's headers use.
+#undef PIC
+
+#include "loader_jit.h"
+
+#include "config.h"
+#include "log.h"
+#include "policy.h"
+#include "sha256.h"
+#include "xrdma_ifunc.h"
+
+#include <llvm/ADT/Triple.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/ObjectCache.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace xrdma {
+
+namespace {
+
+using namespace llvm;
+using namespace llvm::orc;
+
+std::atomic<uint64_t> n_compiles{0}, n_cache_loads{0}, n_shared{0};
+
+// Modules we compile carry this prefix in their identifier; LLJIT compiles
+// small modules of its own too, which are neither counted nor cached.
+const char kModulePrefix[] = "xrdma:";
+
+// Where the code of one image lies, for fault containment (is this pc ours?).
+struct CodeRanges {
+    std::mutex mu;
+    std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+    void add(const void *p, size_t n)
+    {
+        std::lock_guard<std::mutex> g(mu);
+        ranges.emplace_back(uintptr_t(p), uintptr_t(p) + n);
+    }
+    bool contains(uintptr_t pc)
+    {
+        std::lock_guard<std::mutex> g(mu);
+        for (const auto &r : ranges)
+            if (pc >= r.first && pc < r.second) return true;
+        return false;
+    }
+};
+
+// Linking happens on the thread that looks the entries up (no compile
+// threads), so the memory managers created meanwhile belong to this image.
+thread_local std::shared_ptr<CodeRanges> tl_linking;
+// Errors ORC reported (rather than returned) while this thread linked.
+thread_local std::string tl_errors;
+
+class RangeRecordingMemoryManager : public SectionMemoryManager {
+public:
+    RangeRecordingMemoryManager() : ranges_(tl_linking) {}
+    uint8_t *allocateCodeSection(uintptr_t size, unsigned align, unsigned id, StringRef name) override
+    {
+        uint8_t *p = SectionMemoryManager::allocateCodeSection(size, align, id, name);
+        if (p && ranges_) ranges_->add(p, size);
+        return p;
+    }
+
+private:
+    std::shared_ptr<CodeRanges> ranges_;
+};
+
+// Compiled objects go to XRDMA_JIT_CACHE_DIR (if set) under their module's
+// key. Reading them back is done by load_bitcode itself, before it parses
+// any bitcode, so getObject() never hits.
+class DiskCache : public ObjectCache {
+public:
+    std::string dir;  // empty: no on-disk cache
+
+    void notifyObjectCompiled(const Module *m, MemoryBufferRef obj) override
+    {
+        StringRef id = m->getModuleIdentifier();
+        if (!id.startswith(kModulePrefix)) return;
+        n_compiles++;
+        if (!dir.empty()) store(id.drop_front(strlen(kModulePrefix)).str(), obj);
+    }
+    std::unique_ptr<MemoryBuffer> getObject(const Module *) override { return nullptr; }
+
+    std::string path_of(const std::string &key) const { return dir + "/" + key + ".o"; }
+
+private:
+    // Written beside its final name and renamed: a reader never sees half.
+    void store(const std::string &key, MemoryBufferRef obj)
+    {
+        if (std::error_code ec = sys::fs::create_directories(dir)) {
+            XRDMA_WARN("XRDMA_JIT_CACHE_DIR=%s: %s; compiled code is not cached on disk", dir.c_str(),
+                       ec.message().c_str());
+            return;
+        }
+        static std::atomic<unsigned> seq{0};
+        const std::string path = path_of(key);
+        const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(seq++);
+        int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        bool ok = fd >= 0;
+        size_t done = 0;
+        while (ok && done < obj.getBufferSize()) {
+            ssize_t n = write(fd, obj.getBufferStart() + done, obj.getBufferSize() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) ok = false;
+            else done += size_t(n);
+        }
+        if (fd >= 0 && close(fd) != 0) ok = false;
+        if (ok && rename(tmp.c_str(), path.c_str()) != 0) ok = false;
+        if (!ok) {
+            XRDMA_WARN("cannot write %s: %s", path.c_str(), strerror(errno));
+            unlink(tmp.c_str());
+            return;
+        }
+        XRDMA_DEBUG("cached compiled code in %s (%zu bytes)", path.c_str(), obj.getBufferSize());
+    }
+};
+
+struct JitImage;
+
+// The process's JIT: created on first use, never destroyed (code may still
+// be referenced while static destructors run).
+struct Jit {
+    std::unique_ptr<LLJIT> lljit;
+    JITDylib *runtime = nullptr;
+    DiskCache *cache = nullptr;  // owned by the compile function creator's closure
+    std::unique_ptr<JITTargetMachineBuilder> jtmb;
+    unsigned opt_level = 2;
+    std::string triple, cpu, features;
+    std::string key_suffix;  // ".<triple>.<cpu>.<features>.llvm<version>.O<n>"
+
+    std::mutex mu;
+    std::condition_variable cv;
+    std::map<std::string, std::weak_ptr<JitImage>> live;
+    std::set<std::string> compiling;
+    uint64_t next_id = 0;
+};
+
+// One image's compiled code, shared by every context of the process.
+struct JitImage {
+    Jit *jit;
+    JITDylib *jd = nullptr;
+    std::shared_ptr<CodeRanges> ranges = std::make_shared<CodeRanges>();
+    std::unordered_map<std::string, void *> symbols;  // the image's entries
+
+    explicit JitImage(Jit *j) : jit(j) {}
+    ~JitImage()
+    {
+        if (!jd) return;
+        if (Error e = jit->lljit->getExecutionSession().removeJITDylib(*jd))
+            XRDMA_WARN("unloading JIT code: %s", toString(std::move(e)).c_str());
+    }
+};
+
+class JitCode : public LoadedCode {
+public:
+    explicit JitCode(std::shared_ptr<JitImage> img) : img_(std::move(img)) {}
+    void *symbol(const std::string &name) const override
+    {
+        auto it = img_->symbols.find(name);
+        return it == img_->symbols.end() ? nullptr : it->second;
+    }
+    // For fault containment: whether @p pc is an instruction of this code.
+    bool contains(uintptr_t pc) const override { return img_->ranges->contains(pc); }
+
+private:
+    std::shared_ptr<JitImage> img_;
+};
+
+std::string sanitize(std::string s)
+{
+    for (char &c : s)
+        if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    return s.empty() ? "none" : s;
+}
+
+CodeGenOpt::Level codegen_level(unsigned n)
+{
+    switch (n) {
+    case 0: return CodeGenOpt::None;
+    case 1: return CodeGenOpt::Less;
+    case 2: return CodeGenOpt::Default;
+    default: return CodeGenOpt::Aggressive;
+    }
+}
+
+unsigned opt_level_knob()
+{
+    unsigned long long v = config_get_ull("XRDMA_JIT_OPT_LEVEL");
+    if (v > 3) {
+        XRDMA_WARN("XRDMA_JIT_OPT_LEVEL=%llu is above 3; using 3", v);
+        v = 3;
+    }
+    return unsigned(v);
+}
+
+// The runtime API of this layer, bound to this library's definitions.
+SymbolMap runtime_symbols(LLJIT &j)
+{
+    MangleAndInterner mangle(j.getExecutionSession(), j.getDataLayout());
+    SymbolMap m;
+    auto add = [&](const char *name, void *addr) {
+        m[mangle(name)] = JITEvaluatedSymbol(pointerToJITTargetAddress(addr),
+                                             JITSymbolFlags::Exported | JITSymbolFlags::Callable);
+    };
+    add("xrdma_reply", reinterpret_cast<void *>(&xrdma_reply));
+    add("xrdma_forward", reinterpret_cast<void *>(&xrdma_forward));
+    add("xrdma_origin", reinterpret_cast<void *>(&xrdma_origin));
+    add("xrdma_rank", reinterpret_cast<void *>(&xrdma_rank));
+    add("xrdma_size", reinterpret_cast<void *>(&xrdma_size));
+    add("xrdma_user_ptr", reinterpret_cast<void *>(&xrdma_user_ptr));
+    add("xrdma_target_args", reinterpret_cast<void *>(&xrdma_target_args));
+    return m;
+}
+
+Jit *create_jit(std::string *why)
+{
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    InitializeNativeTargetAsmParser();
+
+    auto jit = std::make_unique<Jit>();
+    jit->opt_level = opt_level_knob();
+    auto jtmb = JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+        *why = "LLVM cannot target this machine: " + toString(jtmb.takeError());
+        return nullptr;
+    }
+    // PIC: calls and data references to the process go through stubs and a
+    // GOT, which reach any address (the process may be far from JIT memory).
+    jtmb->setRelocationModel(Reloc::PIC_);
+    jtmb->setCodeModel(CodeModel::Small);
+    jtmb->setCodeGenOptLevel(codegen_level(jit->opt_level));
+    jit->triple = jtmb->getTargetTriple().str();
+    jit->cpu = jtmb->getCPU().empty() ? "generic" : jtmb->getCPU();
+    jit->features = jtmb->getFeatures().getString();
+    jit->jtmb = std::make_unique<JITTargetMachineBuilder>(*jtmb);
+
+    auto cache = std::make_shared<DiskCache>();
+    cache->dir = config_get("XRDMA_JIT_CACHE_DIR");
+    jit->cache = cache.get();
+
+    auto built = LLJITBuilder()
+                     .setJITTargetMachineBuilder(std::move(*jtmb))
+                     .setObjectLinkingLayerCreator([](ExecutionSession &es, const Triple &) {
+                         return std::make_unique<RTDyldObjectLinkingLayer>(
+                             es, [] { return std::make_unique<RangeRecordingMemoryManager>(); });
+                     })
+                     .setCompileFunctionCreator([cache](JITTargetMachineBuilder b)
+                                                    -> Expected<std::unique_ptr<IRCompileLayer::IRCompiler>> {
+                         auto tm = b.createTargetMachine();
+                         if (!tm) return tm.takeError();
+                         return std::make_unique<TMOwningSimpleCompiler>(std::move(*tm), cache.get());
+                     })
+                     .create();
+    if (!built) {
+        *why = "cannot create the LLVM JIT: " + toString(built.takeError());
+        return nullptr;
+    }
+    jit->lljit = std::move(*built);
+    ExecutionSession &es = jit->lljit->getExecutionSession();
+    es.setErrorReporter([](Error e) {
+        if (!tl_errors.empty()) tl_errors += "; ";
+        tl_errors += toString(std::move(e));
+    });
+
+    auto rt = jit->lljit->createJITDylib("xrdma-runtime");
+    if (!rt) {
+        *why = "cannot create the JIT's runtime library: " + toString(rt.takeError());
+        return nullptr;
+    }
+    jit->runtime = &*rt;
+    if (Error e = jit->runtime->define(absoluteSymbols(runtime_symbols(*jit->lljit)))) {
+        *why = "cannot define the runtime API for JIT code: " + toString(std::move(e));
+        return nullptr;
+    }
+    auto gen = DynamicLibrarySearchGenerator::GetForCurrentProcess(jit->lljit->getDataLayout().getGlobalPrefix());
+    if (!gen) {
+        *why = "cannot search this process's symbols: " + toString(gen.takeError());
+        return nullptr;
+    }
+    jit->runtime->addGenerator(std::move(*gen));
+
+    // The features string is long: a short hash of it keeps file names sane.
+    auto fh = Sha256::of(jit->features.data(), jit->features.size());
+    Hash fhash;
+    std::copy(fh.begin(), fh.end(), fhash.begin());
+    jit->key_suffix = "." + sanitize(jit->triple) + "." + sanitize(jit->cpu) + "." + hash_hex(fhash, 4) +
+                      ".llvm" + sanitize(LLVM_VERSION_STRING) + ".O" + std::to_string(jit->opt_level);
+    XRDMA_DEBUG("JIT for %s, cpu %s, opt level %u, object cache %s", jit->triple.c_str(), jit->cpu.c_str(),
+                jit->opt_level, cache->dir.empty() ? "off" : cache->dir.c_str());
+    static std::shared_ptr<DiskCache> keep;  // lives as long as the JIT
+    keep = cache;
+    return jit.release();
+}
+
+Jit *the_jit(std::string *why)
+{
+    static std::once_flag once;
+    static Jit *jit = nullptr;
+    static std::string error;
+    std::call_once(once, [] { jit = create_jit(&error); });
+    if (!jit && why) *why = error;
+    return jit;
+}
+
+std::string key_of(const Jit &jit, const Hash &h) { return hash_hex(h) + jit.key_suffix; }
+
+void optimize(Jit &jit, Module &m)
+{
+    if (jit.opt_level == 0) return;
+    auto tm = jit.jtmb->createTargetMachine();
+    if (!tm) {
+        XRDMA_DEBUG("no target machine for IR optimisation: %s", toString(tm.takeError()).c_str());
+        return;
+    }
+    LoopAnalysisManager lam;
+    FunctionAnalysisManager fam;
+    CGSCCAnalysisManager cgam;
+    ModuleAnalysisManager mam;
+    PassBuilder pb(tm->get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    OptimizationLevel level = jit.opt_level == 1   ? OptimizationLevel::O1
+                              : jit.opt_level == 2 ? OptimizationLevel::O2
+                                                   : OptimizationLevel::O3;
+    pb.buildPerModuleDefaultPipeline(level).run(m, mam);
+}
+
+std::string first_lines(const std::string &s, size_t max = 400)
+{
+    std::string out = s.substr(0, max);
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    for (char &c : out)
+        if (c == '\n') c = ' ';
+    return s.size() > max ? out + "..." : out;
+}
+
+// What the module's code binds to outside itself (XRDMA_SYMBOLS decides):
+// the functions and variables it declares, LLVM intrinsics aside. Helpers
+// that code generation adds (memcpy for a struct copy) are not the code's
+// choice and are not checked, on either path.
+std::vector<std::string> ir_imports(const Module &m)
+{
+    std::vector<std::string> out;
+    for (const Function &f : m.functions())
+        if (f.isDeclaration() && !f.isIntrinsic() && !f.isMaterializable()) out.push_back(f.getName().str());
+    for (const GlobalVariable &g : m.globals())
+        if (g.isDeclaration() && !g.isMaterializable()) out.push_back(g.getName().str());
+    return out;
+}
+
+bool has_static_initializers(const Module &m)
+{
+    for (const char *name : {"llvm.global_ctors", "llvm.global_dtors"}) {
+        const GlobalVariable *g = m.getNamedGlobal(name);
+        if (g && g->hasInitializer() && !g->getInitializer()->isNullValue()) return true;
+    }
+    return false;
+}
+
+// Parse, check and add the bitcode of @p part to @p jd (compiled on lookup).
+ucx_ifunc_status_t add_bitcode(Jit &jit, JITDylib &jd, const ImageView &img, const PartView &part,
+                               const std::string &label, const std::string &key,
+                               std::vector<std::string> *defined, std::string *why)
+{
+    const std::string what = "bitcode part for " + std::string(part.triple);
+    if (part.size == 0) {
+        *why = what + " is empty";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    auto ctx = std::make_unique<LLVMContext>();
+    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
+    auto mod = parseBitcodeFile(ref, *ctx);
+    if (!mod) {
+        *why = what + " is not valid LLVM bitcode: " + first_lines(toString(mod.takeError()));
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    Module &m = **mod;
+    std::string verr;
+    raw_string_ostream vs(verr);
+    if (verifyModule(m, &vs)) {
+        vs.flush();
+        *why = what + " is invalid IR: " + first_lines(verr);
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    const Triple mt(m.getTargetTriple()), pt(jit.triple);
+    if (mt.getArch() != pt.getArch() || mt.getOS() != pt.getOS()) {
+        *why = what + " holds a module for '" + m.getTargetTriple() + "', not for this process (" + jit.triple +
+               ")";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    if (!m.getDataLayout().isDefault() && m.getDataLayout() != jit.lljit->getDataLayout()) {
+        *why = what + " has data layout '" + m.getDataLayoutStr() + "', this process needs '" +
+               jit.lljit->getDataLayout().getStringRepresentation() + "'";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    if (has_static_initializers(m)) {
+        *why = what + " has static constructors or destructors, which injected code may not have";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    ucx_ifunc_status_t st = policy_check_imports(ir_imports(m), why);
+    if (st != UCX_IFUNC_OK) return st;
+    for (std::string_view e : img.entries) {
+        const Function *f = m.getFunction(StringRef(e.data(), e.size()));
+        if (f && !f->isDeclaration()) defined->emplace_back(e);
+    }
+    optimize(jit, m);
+    m.setModuleIdentifier(kModulePrefix + key);
+    if (Error e = jit.lljit->addIRModule(jd, ThreadSafeModule(std::move(*mod), std::move(ctx)))) {
+        *why = what + " cannot be added to the JIT: " + first_lines(toString(std::move(e)));
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    return UCX_IFUNC_OK;
+}
+
+// The entries an object from the disk cache defines; false if it is no
+// object this LLVM can read.
+bool object_entries(MemoryBufferRef buf, const ImageView &img, std::vector<std::string> *defined)
+{
+    auto obj = object::ObjectFile::createObjectFile(buf);
+    if (!obj) {
+        consumeError(obj.takeError());
+        return false;
+    }
+    for (const object::SymbolRef &s : (*obj)->symbols()) {
+        auto flags = s.getFlags();
+        auto name = s.getName();
+        if (!flags || !name) {
+            if (!flags) consumeError(flags.takeError());
+            if (!name) consumeError(name.takeError());
+            return false;
+        }
+        if (*flags & object::SymbolRef::SF_Undefined) continue;
+        if (img.has_entry(std::string_view(name->data(), name->size()))) defined->push_back(name->str());
+    }
+    return true;
+}
+
+ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, const std::string &label,
+                         const std::string &key, std::shared_ptr<JitImage> *out, std::string *why)
+{
+    auto ji = std::make_shared<JitImage>(&jit);
+    uint64_t id;
+    {
+        std::lock_guard<std::mutex> g(jit.mu);
+        id = jit.next_id++;
+    }
+    auto jd = jit.lljit->createJITDylib("xrdma:" + label + "#" + std::to_string(id));
+    if (!jd) {
+        *why = "cannot create a JIT library: " + toString(jd.takeError());
+        return UCX_IFUNC_ERR_LINK;
+    }
+    ji->jd = &*jd;
+    ji->jd->addToLinkOrder(*jit.runtime);
+    ji->jd->addToLinkOrder(jit.lljit->getMainJITDylib());
+
+    std::vector<std::string> defined;
+    bool from_disk = false;
+    if (!jit.cache->dir.empty()) {
+        const std::string path = jit.cache->path_of(key);
+        auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+        if (buf) {
+            // The policy in force now decides, not the one of the process
+            // that compiled it: read the imports from the bitcode's
+            // declarations (lazily: function bodies are not read).
+            LLVMContext lctx;
+            MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
+            auto lazy = getLazyBitcodeModule(ref, lctx);
+            if (!lazy) {
+                consumeError(lazy.takeError());  // cannot be: the object was compiled from it
+                buf = std::make_error_code(std::errc::invalid_argument);
+            } else {
+                ucx_ifunc_status_t st = policy_check_imports(ir_imports(**lazy), why);
+                if (st != UCX_IFUNC_OK) return st;
+            }
+        }
+        if (buf) {
+            if (object_entries((*buf)->getMemBufferRef(), img, &defined)) {
+                if (Error e = jit.lljit->addObjectFile(*ji->jd, std::move(*buf))) {
+                    XRDMA_WARN("%s is unusable (%s): compiling again", path.c_str(), toString(std::move(e)).c_str());
+                    defined.clear();
+                } else {
+                    from_disk = true;
+                }
+            } else {
+                XRDMA_WARN("%s is not an object file: removed, compiling again", path.c_str());
+                unlink(path.c_str());
+                defined.clear();
+            }
+        }
+    }
+    if (!from_disk) {
+        ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, label, key, &defined, why);
+        if (st != UCX_IFUNC_OK) return st;
+    }
+
+    // Compile (unless the object came from disk) and link every entry now,
+    // so that errors reach the origin as errors of this invocation.
+    tl_linking = ji->ranges;
+    tl_errors.clear();
+    for (const std::string &name : defined) {
+        auto sym = jit.lljit->lookup(*ji->jd, name);
+        if (!sym) {
+            std::string msg = toString(sym.takeError());
+            *why = "linking the bitcode part for " + std::string(part.triple) + " failed: " +
+                   first_lines(tl_errors.empty() ? msg : tl_errors + "; " + msg);
+            tl_linking.reset();
+            return UCX_IFUNC_ERR_LINK;
+        }
+        ji->symbols[name] = jitTargetAddressToPointer<void *>(sym->getAddress());
+    }
+    tl_linking.reset();
+    if (from_disk) n_cache_loads++;
+    XRDMA_DEBUG("%s bitcode of %s for %s (%zu entries)", from_disk ? "loaded cached" : "compiled",
+                label.c_str(), jit.triple.c_str(), defined.size());
+    *out = std::move(ji);
+    return UCX_IFUNC_OK;
+}
+
+}  // namespace
+
+ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
+                                std::unique_ptr<LoadedCode> *out, std::string *why)
+{
+    std::string err;
+    Jit *jit = the_jit(&err);
+    if (!jit) {
+        *why = "this target cannot compile bitcode: " + err;
+        return UCX_IFUNC_ERR_LINK;
+    }
+    const std::string key = key_of(*jit, img.hash);
+    {
+        std::unique_lock<std::mutex> lk(jit->mu);
+        for (;;) {
+            auto it = jit->live.find(key);
+            if (it != jit->live.end()) {
+                if (auto shared = it->second.lock()) {
+                    n_shared++;
+                    *out = std::make_unique<JitCode>(std::move(shared));
+                    return UCX_IFUNC_OK;
+                }
+                jit->live.erase(it);
+            }
+            if (!jit->compiling.count(key)) break;
+            jit->cv.wait(lk);  // another thread compiles this image: take its result
+        }
+        jit->compiling.insert(key);
+    }
+    std::shared_ptr<JitImage> ji;
+    ucx_ifunc_status_t st = build(*jit, img, part, label, key, &ji, why);
+    {
+        std::lock_guard<std::mutex> g(jit->mu);
+        jit->compiling.erase(key);
+        if (st == UCX_IFUNC_OK) jit->live[key] = ji;
+    }
+    jit->cv.notify_all();
+    if (st == UCX_IFUNC_OK) *out = std::make_unique<JitCode>(std::move(ji));
+    return st;
+}
+
+JitCounters jit_counters() { return JitCounters{n_compiles.load(), n_cache_loads.load(), n_shared.load()}; }
+
+ucx_ifunc_status_t bitcode_entries(const uint8_t *data, size_t size, std::vector<std::string> *entries,
+                                   std::string *why)
+{
+    LLVMContext ctx;
+    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(data), size), "bitcode");
+    auto mod = parseBitcodeFile(ref, ctx);
+    if (!mod) {
+        *why = "not valid LLVM bitcode: " + first_lines(toString(mod.takeError()));
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    const std::string marker = "__xrdma_entry_";
+    for (const GlobalVariable &g : (*mod)->globals()) {
+        if (g.isDeclaration() || !g.getName().startswith(marker)) continue;
+        std::string name = g.getName().drop_front(marker.size()).str();
+        const Function *f = (*mod)->getFunction(name);
+        if (!f || f->isDeclaration()) {
+            *why = "entry " + name + " has a marker but no function definition";
+            return UCX_IFUNC_ERR_NO_ENTRY;
+        }
+        entries->push_back(name);
+    }
+    std::sort(entries->begin(), entries->end());
+    return UCX_IFUNC_OK;
+}
+
+std::string jit_target_description()
+{
+    std::string err;
+    Jit *jit = the_jit(&err);
+    return jit ? jit->triple + " " + jit->cpu : "unavailable: " + err;
+}
+
+std::string jit_cache_key(const Hash &hash)
+{
+    Jit *jit = the_jit(nullptr);
+    return jit ? key_of(*jit, hash) : std::string();
+}
+
+}  // namespace xrdma

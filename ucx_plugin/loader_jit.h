@@ -1,0 +1,43 @@
+// Compile the LLVM bitcode part of an image for this process with LLVM ORC
+// (LLJIT) and load it: the path for targets whose processor differs from
+// the origin's. Compiled code is shared process-wide by (image hash, triple,
+// CPU, LLVM version, optimisation level); XRDMA_JIT_CACHE_DIR keeps the
+// compiled objects on disk so that a restarted process skips compilation.
+#pragma once
+
+#include "image.h"
+#include "loader_native.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xrdma {
+
+// Compile (or reuse) bitcode part @p part of @p img and load it. The image's
+// entries are compiled and linked before this returns, so every error shows
+// here: BAD_CODE (not bitcode, truncated, a module for another triple,
+// invalid IR), LINK (unresolved symbol, JIT unavailable).
+ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
+                                std::unique_ptr<LoadedCode> *out, std::string *why);
+
+// Process-wide counters, for tests and benchmarks.
+struct JitCounters {
+    uint64_t compiles;      // bitcode modules compiled to machine code
+    uint64_t cache_loads;   // objects taken from XRDMA_JIT_CACHE_DIR instead
+    uint64_t shared;        // loads that reused code already compiled in this process
+};
+JitCounters jit_counters();
+
+// Entries a bitcode module defines: the names of the __xrdma_entry_<name>
+// markers whose function <name> is defined too, sorted (used by xrdma-cc).
+ucx_ifunc_status_t bitcode_entries(const uint8_t *data, size_t size, std::vector<std::string> *entries,
+                                   std::string *why);
+
+// What the JIT compiles for in this process: "<triple> <cpu>", and the key
+// its code is cached under for image @p hash.
+std::string jit_target_description();
+std::string jit_cache_key(const Hash &hash);
+
+}  // namespace xrdma

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "elf_reader.h"
 #include "image.h"
+#include "loader_jit.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -33,6 +34,9 @@ namespace {
 using xrdma::PartKind;
 
 const char *prog = "xrdma-cc";
+const char kAarch64[] = "aarch64-linux-gnu";
+// Triples whose code a target of this XRDMA can run (image.cc host_triple()).
+const char *const kKnownTriples[] = {"x86_64-linux-gnu", "aarch64-linux-gnu"};
 const char kEntryMarker[] = "__xrdma_entry_";
 
 enum ExitCode { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -48,9 +52,12 @@ void usage(FILE *f)
             "  -o FILE        write the image to FILE (default: first source's name with .xfn)\n"
             "  -I DIR, -D NAME[=VAL], -U NAME, -O*, -g*, -std=*, -W*, -f*, -m*\n"
             "                 passed to clang, after xrdma-cc's own flags\n"
-            "  --emit=native  kind of parts to emit (only native shared objects for now)\n"
-            "  --target=TRIPLE\n"
-            "                 triple of the native part (only the host's, %s, for now)\n"
+            "  --emit=native|bitcode|all\n"
+            "                 parts to emit: a native shared object for the host, LLVM\n"
+            "                 bitcode for each target triple, or both (default: all)\n"
+            "  --target=TRIPLE[,TRIPLE...]\n"
+            "                 triples to emit bitcode for (default: %s,%s);\n"
+            "                 a native part is built for the host triple if it is listed\n"
             "  --showme       print the clang command(s) and exit without running them\n"
             "  -v             print the clang command(s), then run them\n"
             "  -h, --help     print this help\n"
@@ -61,7 +68,7 @@ void usage(FILE *f)
             "\n"
             "Exit status: 0 on success, 1 if compiling or writing the image failed,\n"
             "2 on a usage error.\n",
-            prog, xrdma::host_triple().c_str());
+            prog, xrdma::host_triple().c_str(), kAarch64);
 }
 
 // ---------------------------------------------------------------- options
@@ -73,8 +80,8 @@ struct Source {
     Lang lang;
 };
 
-// One part to put into the image. Only native parts exist today; bitcode
-// parts (one per target triple) will be planned the same way.
+// One part to put into the image: the native shared object for the host,
+// or the (linked) bitcode of all sources for one triple.
 struct PartPlan {
     PartKind kind;
     std::string triple;
@@ -85,6 +92,8 @@ struct Options {
     std::vector<Source> sources;
     std::vector<std::string> user_flags;  // in command-line order
     std::string output;
+    bool emit_native = true, emit_bitcode = true;
+    std::vector<std::string> targets;  // bitcode triples; default: host, aarch64
     bool showme = false;
     bool verbose = false;
     bool help = false;
@@ -167,16 +176,22 @@ int parse_args(int argc, char **argv, Options *o)
             o->user_flags.push_back(flag + v);
         } else if (starts_with(a, "--emit=")) {
             std::string v = a.substr(7);
-            if (v != "native") {
-                fprintf(stderr, "%s: --emit=%s: only native parts are supported so far\n", prog, v.c_str());
+            if (v != "native" && v != "bitcode" && v != "all") {
+                fprintf(stderr, "%s: --emit=%s: use native, bitcode or all\n", prog, v.c_str());
                 return EXIT_USAGE;
             }
+            o->emit_native = v != "bitcode";
+            o->emit_bitcode = v != "native";
         } else if (starts_with(a, "--target=")) {
-            std::string v = a.substr(9);
-            if (v != xrdma::host_triple()) {
-                fprintf(stderr, "%s: --target=%s: only the host triple (%s) is supported so far\n", prog,
-                        v.c_str(), xrdma::host_triple().c_str());
-                return EXIT_USAGE;
+            std::string list = a.substr(9) + ",";
+            for (size_t b = 0, e; (e = list.find(',', b)) != std::string::npos; b = e + 1) {
+                std::string t = list.substr(b, e - b);
+                if (std::find(std::begin(kKnownTriples), std::end(kKnownTriples), t) == std::end(kKnownTriples)) {
+                    fprintf(stderr, "%s: --target=%s: unknown triple '%s' (known: %s, %s)\n", prog,
+                            a.substr(9).c_str(), t.c_str(), kKnownTriples[0], kKnownTriples[1]);
+                    return EXIT_USAGE;
+                }
+                if (std::find(o->targets.begin(), o->targets.end(), t) == o->targets.end()) o->targets.push_back(t);
             }
         } else if (starts_with(a, "-O") || starts_with(a, "-g") || starts_with(a, "-std=") ||
                    (starts_with(a, "-W") && a.size() > 2) || (starts_with(a, "-f") && a.size() > 2) ||
@@ -196,6 +211,16 @@ int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (o->help) return -1;
+    if (o->targets.empty()) {
+        o->targets = {xrdma::host_triple()};
+        if (xrdma::host_triple() != kAarch64) o->targets.push_back(kAarch64);
+    }
+    if (o->emit_native && !o->emit_bitcode &&
+        std::find(o->targets.begin(), o->targets.end(), xrdma::host_triple()) == o->targets.end()) {
+        fprintf(stderr, "%s: --emit=native builds only for the host triple (%s), which --target does not list\n",
+                prog, xrdma::host_triple().c_str());
+        return EXIT_USAGE;
+    }
     if (o->sources.empty() && !o->showme) {
         fprintf(stderr, "%s: no source files (see %s --help)\n", prog, prog);
         return EXIT_USAGE;
@@ -220,6 +245,17 @@ std::string cxx_driver(const std::string &clang)
     return clang.substr(0, start) + base;
 }
 
+// The llvm-link beside a clang: "/usr/bin/clang-14" -> "/usr/bin/llvm-link-14".
+std::string llvm_link(const std::string &clang)
+{
+    size_t slash = clang.find_last_of('/');
+    size_t start = slash == std::string::npos ? 0 : slash + 1;
+    std::string base = clang.substr(start);
+    size_t dash = base.find('-');
+    std::string version = dash == std::string::npos ? "" : base.substr(dash);
+    return clang.substr(0, start) + "llvm-link" + version;
+}
+
 using Command = std::vector<std::string>;
 
 struct Plan {
@@ -237,8 +273,12 @@ Plan make_plan(const Options &o, const std::string &tmpdir)
     const Command common = {"-fPIC", "-fvisibility=hidden", "-O2", "-I" + include_dir};
     Plan plan;
     const std::string so = tmpdir + "/ifunc.so";
+    const bool host_listed =
+        std::find(o.targets.begin(), o.targets.end(), xrdma::host_triple()) != o.targets.end();
 
-    if (!(any_c && any_cxx)) {
+    if (!o.emit_native || !host_listed) {
+        // no native part
+    } else if (!(any_c && any_cxx)) {
         // One language: one command compiles and links everything.
         Command cmd = {any_cxx ? cxx_driver(clang) : clang, "-shared"};
         cmd.insert(cmd.end(), common.begin(), common.end());
@@ -267,7 +307,35 @@ Plan make_plan(const Options &o, const std::string &tmpdir)
         link.insert(link.end(), {"-o", so});
         plan.commands.push_back(link);
     }
-    plan.parts.push_back(PartPlan{PartKind::native_elf, xrdma::host_triple(), so});
+    if (o.emit_native && host_listed) plan.parts.push_back(PartPlan{PartKind::native_elf, xrdma::host_triple(), so});
+
+    // Bitcode: each source compiled for each triple with -emit-llvm, the
+    // modules of several sources joined with llvm-link. -m flags select
+    // machine features of one architecture, so only the host's compile gets them.
+    for (const std::string &triple : o.emit_bitcode ? o.targets : std::vector<std::string>{}) {
+        const bool host = triple == xrdma::host_triple();
+        std::vector<std::string> bcs;
+        for (size_t i = 0; i < o.sources.size(); ++i) {
+            const Source &s = o.sources[i];
+            std::string bc = tmpdir + "/" + triple + "." + std::to_string(i) + ".bc";
+            Command cmd = {s.lang == Lang::cxx ? cxx_driver(clang) : clang, "-c", "-emit-llvm", "-target", triple};
+            cmd.insert(cmd.end(), common.begin(), common.end());
+            for (const auto &f : o.user_flags)
+                if (host || !starts_with(f, "-m")) cmd.push_back(f);
+            cmd.insert(cmd.end(), {s.path, "-o", bc});
+            plan.commands.push_back(cmd);
+            bcs.push_back(bc);
+        }
+        std::string bc = bcs.empty() ? tmpdir + "/" + triple + ".bc" : bcs[0];
+        if (bcs.size() > 1) {
+            bc = tmpdir + "/" + triple + ".bc";
+            Command link = {llvm_link(clang)};
+            link.insert(link.end(), bcs.begin(), bcs.end());
+            link.insert(link.end(), {"-o", bc});
+            plan.commands.push_back(link);
+        }
+        plan.parts.push_back(PartPlan{PartKind::llvm_bitcode, triple, bc});
+    }
     return plan;
 }
 
@@ -441,6 +509,17 @@ bool write_file(const std::string &path, const std::vector<uint8_t> &bytes)
     return ok;
 }
 
+bool no_entries(const Options &o)
+{
+    std::string srcs;
+    for (const auto &s : o.sources) srcs += (srcs.empty() ? "" : ", ") + s.path;
+    fprintf(stderr,
+            "%s: no ifunc entry in %s: define at least one with XRDMA_IFUNC(name) { ... } "
+            "(#include <xrdma_ifunc.h>)\n",
+            prog, srcs.c_str());
+    return false;
+}
+
 bool is_identifier(const std::string &s)
 {
     if (s.empty() || s.size() > 255) return false;
@@ -485,15 +564,7 @@ bool native_entries(const std::vector<uint8_t> &so, const Options &o, std::vecto
         }
         entries->push_back(entry);
     }
-    if (entries->empty()) {
-        std::string srcs;
-        for (const auto &s : o.sources) srcs += (srcs.empty() ? "" : ", ") + s.path;
-        fprintf(stderr,
-                "%s: no ifunc entry in %s: define at least one with XRDMA_IFUNC(name) { ... } "
-                "(#include <xrdma_ifunc.h>)\n",
-                prog, srcs.c_str());
-        return false;
-    }
+    if (entries->empty()) return no_entries(o);
     if (entries->size() > 256) {
         fprintf(stderr, "%s: %zu entries, an image holds at most 256\n", prog, entries->size());
         return false;
@@ -522,9 +593,31 @@ int build(const Options &o)
     for (const auto &p : plan.parts) {
         xrdma::PartSpec spec{p.kind, p.triple, {}};
         if (!read_file(p.file, &spec.data)) return EXIT_FAIL;
-        if (p.kind == PartKind::native_elf && entries.empty() && !native_entries(spec.data, o, &entries))
-            return EXIT_FAIL;
+        if (p.kind == PartKind::native_elf && !native_entries(spec.data, o, &entries)) return EXIT_FAIL;
         parts.push_back(std::move(spec));
+    }
+    // Every part must define the same entries (a target runs any of them).
+    for (const auto &p : parts) {
+        if (p.kind != PartKind::llvm_bitcode) continue;
+        std::vector<std::string> bc_entries;
+        std::string why;
+        if (xrdma::bitcode_entries(p.data.data(), p.data.size(), &bc_entries, &why) != UCX_IFUNC_OK) {
+            fprintf(stderr, "%s: bitcode for %s: %s\n", prog, p.triple.c_str(), why.c_str());
+            return EXIT_FAIL;
+        }
+        if (bc_entries.empty()) {
+            if (!no_entries(o)) return EXIT_FAIL;
+        } else if (entries.empty()) {
+            entries = bc_entries;
+        } else if (bc_entries != entries) {
+            fprintf(stderr, "%s: the bitcode for %s defines other entries than the %s part (check #if around XRDMA_IFUNC)\n",
+                    prog, p.triple.c_str(), parts[0].kind == PartKind::native_elf ? "native" : "first bitcode");
+            return EXIT_FAIL;
+        }
+    }
+    if (entries.size() > 256) {
+        fprintf(stderr, "%s: %zu entries, an image holds at most 256\n", prog, entries.size());
+        return EXIT_FAIL;
     }
 
     std::vector<uint8_t> image = xrdma::image_build(entries, parts);

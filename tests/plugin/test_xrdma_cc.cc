@@ -199,9 +199,16 @@ TEST_F(XrdmaCc, TwoEntries)
     ASSERT_EQ(r.status, 0) << errors_of(r);
     ImageView v;
     EXPECT_EQ(entries_of("two.xfn", &v), (std::vector<std::string>{"first", "second"}));
-    ASSERT_EQ(v.parts.size(), 1u);
+    // Default: native for the host, bitcode for the host and for aarch64.
+    ASSERT_EQ(v.parts.size(), host_triple() == "aarch64-linux-gnu" ? 2u : 3u);
     EXPECT_EQ(v.parts[0].kind, PartKind::native_elf);
     EXPECT_EQ(v.parts[0].triple, host_triple());
+    EXPECT_EQ(v.parts[1].kind, PartKind::llvm_bitcode);
+    EXPECT_EQ(v.parts[1].triple, host_triple());
+    EXPECT_EQ(v.parts.back().kind, PartKind::llvm_bitcode);
+    EXPECT_EQ(v.parts.back().triple, "aarch64-linux-gnu");
+    for (size_t i = 1; i < v.parts.size(); ++i)
+        EXPECT_EQ(0, memcmp(v.parts[i].data, "BC\xc0\xde", 4)) << "part " << i << " is LLVM bitcode";
     ElfInfo info;
     std::string why;
     ASSERT_EQ(elf_inspect(v.parts[0].data, v.parts[0].size, &info, &why), UCX_IFUNC_OK) << why;
@@ -298,11 +305,69 @@ TEST_F(XrdmaCc, UsageErrors)
     EXPECT_EQ(xcc({"-c", "two.c"}).status, 2);
     EXPECT_EQ(xcc({"notes.txt"}).status, 2);
     EXPECT_EQ(xcc({"two.c", "-o"}).status, 2);
-    Outcome r = xcc({"--emit=bitcode", "two.c"});
+    Outcome r = xcc({"--emit=wasm", "two.c"});
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("native"), std::string::npos) << r.err;
-    EXPECT_EQ(xcc({"--target=riscv64-linux-gnu", "two.c"}).status, 2);
+    EXPECT_NE(r.err.find("native, bitcode or all"), std::string::npos) << r.err;
+    r = xcc({"--target=x86_64-linux-gnu,riscv64-linux-gnu", "two.c"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("riscv64-linux-gnu"), std::string::npos) << r.err;
+    const std::string other = host_triple() == "aarch64-linux-gnu" ? "x86_64-linux-gnu" : "aarch64-linux-gnu";
+    r = xcc({"--emit=native", "--target=" + other, "two.c"});
+    EXPECT_EQ(r.status, 2) << "no native part for another machine";
+    EXPECT_NE(r.err.find("host triple"), std::string::npos) << r.err;
     EXPECT_EQ(list_dir(work_), std::vector<std::string>{"two.c"});
+}
+
+TEST_F(XrdmaCc, EmitChoosesParts)
+{
+    write("two.c", kTwoEntries);
+    const std::string other = host_triple() == "aarch64-linux-gnu" ? "x86_64-linux-gnu" : "aarch64-linux-gnu";
+    // Bitcode only, for one foreign triple: entries come from the bitcode.
+    Outcome r = xcc({include_flag(), "--emit=bitcode", "--target=" + other, "two.c", "-o", "bc.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    ImageView v;
+    EXPECT_EQ(entries_of("bc.xfn", &v), (std::vector<std::string>{"first", "second"}));
+    ASSERT_EQ(v.parts.size(), 1u);
+    EXPECT_EQ(v.parts[0].kind, PartKind::llvm_bitcode);
+    EXPECT_EQ(v.parts[0].triple, other);
+    // Native only.
+    r = xcc({include_flag(), "--emit=native", "two.c", "-o", "n.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    entries_of("n.xfn", &v);
+    ASSERT_EQ(v.parts.size(), 1u);
+    EXPECT_EQ(v.parts[0].kind, PartKind::native_elf);
+    // A list of triples (repeated ones once), native and bitcode.
+    r = xcc({include_flag(), "--target=" + host_triple() + "," + other, "--target=" + host_triple(), "two.c",
+             "-o", "all.xfn"});
+    ASSERT_EQ(r.status, 0) << errors_of(r);
+    entries_of("all.xfn", &v);
+    ASSERT_EQ(v.parts.size(), 3u);
+    EXPECT_EQ(v.parts[2].triple, other);
+}
+
+TEST_F(XrdmaCc, ShowmeBitcodeCommands)
+{
+    write("a.c", kTwoEntries);
+    write("b.cc", "");
+    Outcome r = xcc({"--showme", "--emit=bitcode", "--target=aarch64-linux-gnu", "-march=native", "a.c", "b.cc"});
+    EXPECT_EQ(r.status, 0) << errors_of(r);
+    EXPECT_NE(r.out.find("-c -emit-llvm -target aarch64-linux-gnu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("llvm-link"), std::string::npos) << "two sources are linked: " << r.out;
+    EXPECT_EQ(r.out.find("-shared"), std::string::npos) << "no native part: " << r.out;
+    if (host_triple() != "aarch64-linux-gnu")
+        EXPECT_EQ(r.out.find("-march=native"), std::string::npos) << "-m flags are the host's: " << r.out;
+}
+
+TEST_F(XrdmaCc, PartsMustAgreeOnEntries)
+{
+    write("arch.c",
+          "#include <xrdma_ifunc.h>\n"
+          "XRDMA_IFUNC(common) { (void)ctx; (void)args; return (int)args_size; }\n"
+          "#ifdef __aarch64__\nXRDMA_IFUNC(arm_only) { (void)ctx; (void)args; return 0; }\n#endif\n");
+    Outcome r = xcc({include_flag(), "arch.c", "-o", "arch.xfn"});
+    EXPECT_EQ(r.status, 1) << errors_of(r);
+    EXPECT_NE(r.err.find("other entries"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("arch.xfn"));
 }
 
 // The image make check built from tests/plugin/ifuncs/unit_two.c.

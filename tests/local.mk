@@ -5,5 +5,6 @@ GTEST_LIBS = -lgtest -lpthread
 include tests/plugin/unit.mk
 include tests/plugin/info.mk
 include tests/plugin/peers.mk
+include tests/plugin/jit.mk
 include tests/mpi/local.mk
 include tests/install/local.mk

@@ -3,8 +3,10 @@
 //   'H' (sent first, by the peer): address, buffer address, rkey
 //   'C' rank + address: connect to that rank (peer table)
 //   'F' flush the code cache        'S' stats      'G' state (counter)
+//   'J' JIT counters (compiles, objects from the disk cache, shared loads)
 //   'P' mode: poll the buffer: 0 off, 1 ucx_ifunc_poll, 2 ucp_poll_ifunc
 //   'Q' quit
+#include "loader_jit.h"
 #include "peer_state.h"
 #include "ucx_env.h"
 #include "ucx_ifunc.h"
@@ -67,7 +69,10 @@ int main(int argc, char **argv)
         switch (m[0]) {
         case 'C': {
             int r = int(get_u64(&m[1]));
-            ucp_ep_h ep = env.connect(std::vector<uint8_t>(m.begin() + 9, m.end()));
+            auto failed = [](void *arg, ucp_ep_h failed_ep, ucs_status_t) {
+                ucx_ifunc_peer_failed(static_cast<ucx_ifunc_context_h>(arg), failed_ep);
+            };
+            ucp_ep_h ep = env.connect(std::vector<uint8_t>(m.begin() + 9, m.end()), failed, ctx);
             eps.push_back(ep);
             ucx_ifunc_peer_add(ctx, r, ep);
             break;
@@ -80,6 +85,13 @@ int main(int argc, char **argv)
             break;
         }
         case 'G': put_u64(ok, state.counter); break;
+        case 'J': {
+            xrdma::JitCounters j = xrdma::jit_counters();
+            put_u64(ok, j.compiles);
+            put_u64(ok, j.cache_loads);
+            put_u64(ok, j.shared);
+            break;
+        }
         case 'P': poll_mode = m[1]; break;
         case 'Q':
             for (ucp_ep_h ep : eps) env.close(ep);

@@ -1,0 +1,479 @@
+// The bitcode path between real processes: images with bitcode only, a native
+// part for a foreign triple (the target must compile the bitcode), the
+// compiled-code cache in memory and on disk (across a target restart), part
+// choice with XRDMA_CODE, and each kind of bad bitcode (rejected with a clear
+// error at the origin while the target keeps serving). Plus, in-process, one
+// compile for concurrent first loads of one image.
+#include "cluster.h"
+#include "image.h"
+#include "loader_jit.h"
+#include "peer_state.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <thread>
+#include <unistd.h>
+
+using namespace xrdma_test;
+using xrdma::PartKind;
+using xrdma::PartSpec;
+
+namespace {
+
+std::vector<uint8_t> read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<uint8_t> read_image(const std::string &name) { return read_file(Cluster::image_path(name)); }
+
+uint64_t as_u64(const std::vector<uint8_t> &v)
+{
+    uint64_t x = 0;
+    EXPECT_EQ(v.size(), 8u);
+    if (v.size() == 8) memcpy(&x, v.data(), 8);
+    return x;
+}
+
+struct Parts {
+    std::vector<std::string> entries;
+    std::vector<PartSpec> parts;
+};
+
+// The entries and parts of a built image, to recombine them.
+Parts parts_of(const std::vector<uint8_t> &img)
+{
+    xrdma::ImageView v;
+    std::string why;
+    EXPECT_EQ(UCX_IFUNC_OK, xrdma::image_parse(img.data(), img.size(), &v, &why)) << why;
+    Parts p;
+    for (auto e : v.entries) p.entries.emplace_back(e);
+    for (const auto &pv : v.parts)
+        p.parts.push_back(PartSpec{pv.kind, std::string(pv.triple), std::vector<uint8_t>(pv.data, pv.data + pv.size)});
+    return p;
+}
+
+const PartSpec *find_part(const Parts &p, PartKind kind, const std::string &triple)
+{
+    for (const auto &s : p.parts)
+        if (s.kind == kind && s.triple == triple) return &s;
+    return nullptr;
+}
+
+const std::string kForeign = xrdma::host_triple() == "aarch64-linux-gnu" ? "x86_64-linux-gnu" : "aarch64-linux-gnu";
+
+struct JitCounts {
+    uint64_t compiles = 0, cache_loads = 0, shared = 0;
+};
+
+class Jit : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override
+    {
+        use_transport(GetParam());
+        unsetenv("XRDMA_JIT_CACHE_DIR");
+        unsetenv("XRDMA_CODE");
+        basic = parts_of(read_image("basic"));
+        ASSERT_NE(nullptr, find_part(basic, PartKind::native_elf, xrdma::host_triple()));
+        ASSERT_NE(nullptr, find_part(basic, PartKind::llvm_bitcode, xrdma::host_triple()))
+            << "xrdma-cc emits bitcode for the host by default";
+        ASSERT_NE(nullptr, find_part(basic, PartKind::llvm_bitcode, "aarch64-linux-gnu"))
+            << "xrdma-cc emits bitcode for aarch64 by default";
+    }
+    void TearDown() override
+    {
+        for (auto f : fs) ucx_ifunc_deregister(f);
+        fs.clear();
+        c.reset();
+        unsetenv("XRDMA_JIT_CACHE_DIR");
+        unsetenv("XRDMA_CODE");
+        unsetenv("XRDMA_SYMBOLS");
+    }
+
+    void start(int npeers) { c = std::make_unique<Cluster>(npeers); }
+
+    ucx_ifunc_h reg_mem(const std::vector<uint8_t> &img, const char *entry, unsigned flags = 0)
+    {
+        ucx_ifunc_h f = nullptr;
+        EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_mem(c->ctx, img.data(), img.size(), entry, flags, &f));
+        fs.push_back(f);
+        return f;
+    }
+    // An image with the entries of basic.xfn and the parts selected by @p keep.
+    std::vector<uint8_t> basic_with(std::vector<PartSpec> parts) { return xrdma::image_build(basic.entries, parts); }
+    std::vector<uint8_t> bitcode_only()
+    {
+        std::vector<PartSpec> ps;
+        for (const auto &p : basic.parts)
+            if (p.kind == PartKind::llvm_bitcode) ps.push_back(p);
+        return basic_with(ps);
+    }
+    const PartSpec &host_bc() { return *find_part(basic, PartKind::llvm_bitcode, xrdma::host_triple()); }
+
+    JitCounts peer_jit(int rank)
+    {
+        auto ans = c->ctrl(rank, {'J'});
+        JitCounts j;
+        EXPECT_EQ(ans.size(), 25u);
+        if (ans.size() == 25) {
+            j.compiles = get_u64(&ans[1]);
+            j.cache_loads = get_u64(&ans[9]);
+            j.shared = get_u64(&ans[17]);
+        }
+        return j;
+    }
+    void expect_add(ucx_ifunc_h add, int rank, uint64_t a, uint64_t b)
+    {
+        uint64_t args[2] = {a, b};
+        Result r = c->invoke(add, rank, args, sizeof(args));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(a + b, as_u64(r.reply));
+    }
+    // The target still runs valid code (compiled from bitcode) after a failure.
+    void expect_serving(int rank)
+    {
+        ucx_ifunc_h add = reg_mem(bitcode_only(), "add_u64");
+        expect_add(add, rank, 40, 2);
+        EXPECT_TRUE(c->peer_alive(rank));
+    }
+    // Invoke add_u64 of an image with one bad bitcode part for the host.
+    Result invoke_bad(const std::vector<uint8_t> &bitcode, const std::string &label)
+    {
+        auto img = basic_with({PartSpec{PartKind::llvm_bitcode, label, bitcode}});
+        uint64_t args[1] = {1};
+        return c->invoke(reg_mem(img, "add_u64"), 1, args, sizeof(args));
+    }
+
+    Parts basic;
+    std::unique_ptr<Cluster> c;
+    std::vector<ucx_ifunc_h> fs;
+};
+
+TEST_P(Jit, BitcodeOnlyImageRunsEverywhere)
+{
+    start(2);
+    ucx_ifunc_h add = reg_mem(bitcode_only(), "add_u64");
+    expect_add(add, 1, 1, 2);
+    expect_add(add, 2, 3, 4);
+    // Forwarding ships the bitcode on to the next hop, which compiles it too.
+    ucx_ifunc_h chase = reg_mem(bitcode_only(), "chase");
+    chase_args a{};
+    a.hops = 4;
+    int route[4] = {1, 2, 0, 2};
+    memcpy(a.route, route, sizeof(route));
+    Result r = c->invoke(chase, 1, &a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    chase_args out;
+    ASSERT_EQ(sizeof(out), r.reply.size());
+    memcpy(&out, r.reply.data(), sizeof(out));
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(route[i], out.path[i]) << "hop " << i;
+    // The runtime API (xrdma_user_ptr) binds for compiled code as for native.
+    ucx_ifunc_h count = reg_mem(bitcode_only(), "count");
+    for (uint64_t i = 1; i <= 3; ++i) {
+        Result rc = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, rc.status) << rc.message;
+        EXPECT_EQ(i, as_u64(rc.reply));
+    }
+    EXPECT_EQ(1u, peer_jit(1).compiles) << "one image, one compile";
+    EXPECT_EQ(1u, peer_jit(2).compiles);
+}
+
+TEST_P(Jit, NativePartForForeignTripleForcesJit)
+{
+    start(1);
+    PartSpec native = *find_part(basic, PartKind::native_elf, xrdma::host_triple());
+    native.triple = kForeign;  // as if built on the other machine
+    auto img = basic_with({native, host_bc()});
+    ucx_ifunc_h add = reg_mem(img, "add_u64");
+    expect_add(add, 1, 20, 22);
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+TEST_P(Jit, NoUsablePartListsTheImagesTriples)
+{
+    start(1);
+    const PartSpec *foreign_bc = find_part(basic, PartKind::llvm_bitcode, kForeign);
+    ASSERT_NE(nullptr, foreign_bc);
+    PartSpec native = *find_part(basic, PartKind::native_elf, xrdma::host_triple());
+    native.triple = kForeign;
+    uint64_t args[1] = {1};
+    Result r = c->invoke(reg_mem(basic_with({native, *foreign_bc}), "add_u64"), 1, args, sizeof(args));
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_PART, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("native " + kForeign)) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("bitcode " + kForeign)) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find(xrdma::host_triple())) << "names the target's triple: " << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Jit, CodeChoiceFollowsXrdmaCode)
+{
+    // XRDMA_CODE=bitcode: a fat image runs compiled bitcode.
+    setenv("XRDMA_CODE", "bitcode", 1);
+    start(1);
+    ucx_ifunc_h add = reg_mem(read_image("basic"), "add_u64");
+    expect_add(add, 1, 5, 6);
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+    c.reset();
+    for (auto f : fs) ucx_ifunc_deregister(f);
+    fs.clear();
+    // XRDMA_CODE=native: a bitcode-only image is refused, naming its parts.
+    setenv("XRDMA_CODE", "native", 1);
+    start(1);
+    uint64_t args[1] = {1};
+    Result r = c->invoke(reg_mem(bitcode_only(), "add_u64"), 1, args, sizeof(args));
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_PART, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("XRDMA_CODE=native")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("bitcode " + xrdma::host_triple())) << r.message;
+    // ...and a fat image runs its native part without compiling.
+    expect_add(reg_mem(read_image("basic"), "add_u64"), 1, 1, 1);
+    EXPECT_EQ(0u, peer_jit(1).compiles);
+    // auto (the default) prefers native when the triple matches.
+    c.reset();
+    for (auto f : fs) ucx_ifunc_deregister(f);
+    fs.clear();
+    unsetenv("XRDMA_CODE");
+    start(1);
+    expect_add(reg_mem(read_image("basic"), "add_u64"), 1, 2, 2);
+    EXPECT_EQ(0u, peer_jit(1).compiles);
+}
+
+TEST_P(Jit, SecondUseHitsTheCache)
+{
+    start(1);
+    ucx_ifunc_h add = reg_mem(bitcode_only(), "add_u64");
+    for (uint64_t i = 0; i < 10; ++i) expect_add(add, 1, i, 100);
+    // Another entry of the same image: same compiled code.
+    ucx_ifunc_h count = reg_mem(bitcode_only(), "count");
+    ASSERT_EQ(UCX_IFUNC_OK, c->invoke(count, 1, nullptr, 0).status);
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+    EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
+    // Dropped from the code cache, the image is compiled again (no disk cache).
+    c->ctrl(1, {'F'});
+    expect_add(add, 1, 1, 1);
+    EXPECT_EQ(2u, peer_jit(1).compiles);
+}
+
+TEST_P(Jit, ManyConcurrentFirstInvocationsCompileOnce)
+{
+    start(1);
+    ucx_ifunc_h add = reg_mem(bitcode_only(), "add_u64");
+    std::vector<Result> rs(50);
+    uint64_t args[2] = {7, 8};
+    for (auto &r : rs) c->invoke_async(add, 1, args, sizeof(args), &r);
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    for (const auto &r : rs) {
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(15u, as_u64(r.reply));
+    }
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+std::vector<std::string> list_dir(const std::string &dir)
+{
+    std::vector<std::string> out;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) out.push_back(e->d_name);
+        closedir(d);
+    }
+    return out;
+}
+
+void remove_dir(const std::string &dir)
+{
+    for (const auto &f : list_dir(dir)) unlink((dir + "/" + f).c_str());
+    rmdir(dir.c_str());
+}
+
+TEST_P(Jit, DiskCacheSurvivesTargetRestart)
+{
+    char tmpl[] = "/tmp/xrdma-jitcache-XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(tmpl));
+    const std::string dir = std::string(tmpl) + "/objects";  // created on demand
+    setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+    std::vector<uint8_t> img = bitcode_only();
+
+    start(1);
+    expect_add(reg_mem(img, "add_u64"), 1, 1, 2);
+    JitCounts j = peer_jit(1);
+    EXPECT_EQ(1u, j.compiles);
+    EXPECT_EQ(0u, j.cache_loads);
+    auto files = list_dir(dir);
+    ASSERT_EQ(1u, files.size());
+    xrdma::Hash h;
+    ASSERT_TRUE(xrdma::image_peek_hash(img.data(), img.size(), &h));
+    EXPECT_EQ(0u, files[0].rfind(xrdma::hash_hex(h), 0)) << "named after the image hash: " << files[0];
+    const std::string arch = xrdma::host_triple().substr(0, xrdma::host_triple().find('-'));
+    EXPECT_NE(std::string::npos, files[0].find("." + arch + "-")) << "and the triple: " << files[0];
+    EXPECT_NE(std::string::npos, files[0].find(".llvm14")) << files[0];
+    TearDown();
+
+    // A new target process: the object comes from disk, nothing is compiled.
+    setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+    start(1);
+    ucx_ifunc_h add = reg_mem(img, "add_u64");
+    expect_add(add, 1, 30, 12);
+    ucx_ifunc_h count = reg_mem(img, "count");
+    Result r = c->invoke(count, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(1u, as_u64(r.reply));
+    j = peer_jit(1);
+    EXPECT_EQ(0u, j.compiles);
+    EXPECT_EQ(1u, j.cache_loads);
+    TearDown();
+
+    // A damaged object is not trusted: the target compiles again.
+    {
+        std::ofstream(dir + "/" + files[0], std::ios::binary | std::ios::trunc) << "not an object";
+    }
+    setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+    start(1);
+    expect_add(reg_mem(img, "add_u64"), 1, 2, 3);
+    j = peer_jit(1);
+    EXPECT_EQ(1u, j.compiles);
+    EXPECT_EQ(0u, j.cache_loads);
+    TearDown();
+    remove_dir(dir);
+    rmdir(tmpl);
+}
+
+TEST_P(Jit, TruncatedBitcodeIsRejected)
+{
+    start(1);
+    std::vector<uint8_t> bc = host_bc().data;
+    bc.resize(bc.size() / 2);
+    Result r = invoke_bad(bc, xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("not valid LLVM bitcode")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("rank 1")) << r.message;
+    // Not bitcode at all, and an empty part.
+    r = invoke_bad(std::vector<uint8_t>(512, 0x42), xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    r = invoke_bad({}, xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("empty")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Jit, BitcodeForWrongTripleIsRejected)
+{
+    start(1);
+    // Bitcode for the other architecture, labelled as this one's.
+    Result r = invoke_bad(find_part(basic, PartKind::llvm_bitcode, kForeign)->data, xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("holds a module for '" + kForeign.substr(0, kForeign.find('-'))))
+        << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Jit, InvalidIrIsRejected)
+{
+    start(1);
+    std::string path = std::string(getenv("XRDMA_TEST_BUILDDIR")) + "/tests/plugin/ifuncs/invalid_ir.bc";
+    std::vector<uint8_t> bc = read_file(path);
+    ASSERT_FALSE(bc.empty()) << path;
+    Result r = invoke_bad(bc, xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("invalid IR")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("dominate")) << "the verifier's reason: " << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Jit, UnresolvedSymbolIsLinkError)
+{
+    setenv("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
+    start(1);
+    unsetenv("XRDMA_SYMBOLS");
+    auto un = parts_of(read_image("unresolved"));
+    const PartSpec *bc = find_part(un, PartKind::llvm_bitcode, xrdma::host_triple());
+    ASSERT_NE(nullptr, bc);
+    auto img = xrdma::image_build(un.entries, {*bc});
+    Result r = c->invoke(reg_mem(img, "unresolved"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("xrdma_test_no_such_symbol")) << r.message;
+    expect_serving(1);
+}
+
+TEST_P(Jit, SymbolPolicyAppliesToBitcode)
+{
+    char tmpl[] = "/tmp/xrdma-jitpolicy-XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(tmpl));
+    const std::string dir = tmpl;
+    setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+    auto fb = parts_of(read_image("forbidden"));
+    const PartSpec *bc = find_part(fb, PartKind::llvm_bitcode, xrdma::host_triple());
+    ASSERT_NE(nullptr, bc);
+    auto img = xrdma::image_build(fb.entries, {*bc});
+    const char cmd[] = "true";
+
+    // Compiled under XRDMA_SYMBOLS=all (and cached on disk)...
+    setenv("XRDMA_SYMBOLS", "all", 1);
+    start(1);
+    Result r = c->invoke(reg_mem(img, "forbidden"), 1, cmd, sizeof(cmd));
+    EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    TearDown();
+    ASSERT_EQ(1u, list_dir(dir).size());
+
+    // ...a target with the default policy refuses it before it runs, even
+    // though the compiled object is in its disk cache.
+    unsetenv("XRDMA_SYMBOLS");
+    setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+    start(1);
+    r = c->invoke(reg_mem(img, "forbidden"), 1, cmd, sizeof(cmd));
+    EXPECT_EQ(UCX_IFUNC_ERR_DENIED, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("'system'")) << r.message;
+    EXPECT_EQ(0u, c->peer_stats(1).executed);
+    expect_serving(1);
+    TearDown();
+    remove_dir(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, Jit, ::testing::ValuesIn(transports()),
+                         [](const auto &info) { return info.param; });
+
+// In one process: threads that load the same image at once compile it once
+// and share the code; the others wait for it instead of compiling.
+TEST(JitInProcess, ConcurrentFirstLoadsCompileOnce)
+{
+    auto p = parts_of(read_image("basic"));
+    const PartSpec *bc = find_part(p, PartKind::llvm_bitcode, xrdma::host_triple());
+    ASSERT_NE(nullptr, bc);
+    // A fresh image (its own hash) so no earlier test of this process has it.
+    PartSpec extra{PartKind(99), "any", {1, 2, 3}};
+    auto img = xrdma::image_build(p.entries, {*bc, extra});
+    xrdma::ImageView v;
+    std::string why;
+    ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(img.data(), img.size(), &v, &why)) << why;
+    const xrdma::JitCounters before = xrdma::jit_counters();
+    const int n = 4;
+    std::vector<std::unique_ptr<xrdma::LoadedCode>> code(n);
+    std::vector<ucx_ifunc_status_t> st(n);
+    std::vector<std::string> whys(n);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> ts;
+    for (int i = 0; i < n; ++i)
+        ts.emplace_back([&, i] {
+            ready++;
+            while (ready < n) std::this_thread::yield();
+            st[i] = xrdma::load_bitcode(v, v.parts[0], "concurrent", &code[i], &whys[i]);
+        });
+    for (auto &t : ts) t.join();
+    for (int i = 0; i < n; ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, st[i]) << whys[i];
+        EXPECT_NE(nullptr, code[i]->symbol("add_u64"));
+        EXPECT_EQ(code[0]->symbol("add_u64"), code[i]->symbol("add_u64")) << "one copy of the code";
+    }
+    const xrdma::JitCounters after = xrdma::jit_counters();
+    EXPECT_EQ(1u, after.compiles - before.compiles);
+    EXPECT_EQ(uint64_t(n - 1), after.shared - before.shared);
+}
+
+}  // namespace

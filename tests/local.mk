@@ -6,5 +6,6 @@ include tests/plugin/unit.mk
 include tests/plugin/info.mk
 include tests/plugin/peers.mk
 include tests/plugin/jit.mk
+include tests/hetero/local.mk
 include tests/mpi/local.mk
 include tests/install/local.mk

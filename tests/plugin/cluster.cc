@@ -79,14 +79,36 @@ Cluster::Cluster(int npeers)
             unsetenv("UCX_IFUNC_LIB_DIR");
             int fd = dup(sv[1]);  // without CLOEXEC
             std::string fds = std::to_string(fd), rs = std::to_string(r), ss = std::to_string(npeers + 1);
-            execl(exe.c_str(), "xrdma_test_peer", fds.c_str(), rs.c_str(), ss.c_str(), (char *)nullptr);
+            // XRDMA_TEST_PEER: another peer command (words split at spaces),
+            // e.g. an aarch64 build of the peer under qemu-aarch64-static.
+            const char *cmd = getenv("XRDMA_TEST_PEER");
+            std::vector<std::string> words;
+            if (cmd && *cmd) {
+                std::string w, c = cmd;
+                for (size_t i = 0; i <= c.size(); ++i) {
+                    if (i == c.size() || c[i] == ' ') {
+                        if (!w.empty()) words.push_back(w);
+                        w.clear();
+                    } else {
+                        w += c[i];
+                    }
+                }
+            } else {
+                words.push_back(exe);
+            }
+            words.insert(words.end(), {fds, rs, ss});
+            std::vector<char *> argv;
+            for (auto &w : words) argv.push_back(const_cast<char *>(w.c_str()));
+            argv.push_back(nullptr);
+            execvp(argv[0], argv.data());
             _exit(127);
         }
         close(sv[1]);
         p.fd = sv[0];
         std::vector<uint8_t> hello;
         if (!ctrl_recv(p.fd, &hello) || hello.empty() || hello[0] != 'H')
-            throw std::runtime_error("peer " + std::to_string(r) + " did not start (" + exe + ")");
+            throw std::runtime_error("peer " + std::to_string(r) + " did not start (" +
+                                     (getenv("XRDMA_TEST_PEER") ? getenv("XRDMA_TEST_PEER") : exe) + ")");
         size_t alen = get_u64(&hello[1]);
         p.address.assign(hello.begin() + 9, hello.begin() + 9 + long(alen));
         p.buffer = get_u64(&hello[9 + alen]);

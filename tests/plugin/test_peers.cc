@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <signal.h>
 #include <unistd.h>
 
 using namespace xrdma_test;
@@ -335,6 +336,24 @@ TEST_P(Plugin, RunawayIfuncIsStoppedAfterTimeout)
     EXPECT_EQ(UCX_IFUNC_ERR_TIMEOUT, r.status) << r.message;
     EXPECT_NE(std::string::npos, r.message.find("XRDMA_IFUNC_TIMEOUT")) << r.message;
     expect_serving(1);
+}
+
+// A target that dies while running an invocation: the origin's completion
+// reports the peer (UCX peer failure detection; TCP only in UCX 1.13).
+TEST_P(Plugin, DeadPeerFailsPendingInvocations)
+{
+    if (GetParam() != "tcp") GTEST_SKIP() << "UCX 1.13 shared memory has no peer failure detection";
+    start(2);
+    Result slow, other;
+    c->invoke_async(reg("runaway", "spin_forever"), 1, nullptr, 0, &slow);
+    ASSERT_FALSE(slow.done);
+    kill(c->peer(1).pid, SIGKILL);  // whether or not it got to run it
+    ASSERT_TRUE(c->progress_until([&] { return slow.done; }, 60)) << "no completion after the peer died";
+    EXPECT_EQ(UCX_IFUNC_ERR_PEER, slow.status) << slow.message;
+    // The other peer is unaffected.
+    uint64_t a[2] = {2, 3};
+    other = c->invoke(reg("basic", "add_u64"), 2, a, sizeof(a));
+    EXPECT_EQ(UCX_IFUNC_OK, other.status) << other.message;
 }
 
 TEST_P(Plugin, SymbolPolicyRefusesImportsBeforeRunning)

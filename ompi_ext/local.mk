@@ -1,12 +1,21 @@
-# The MPI layer: libmpix_xrdma = MPIX_* entry points (ompi_ext/xrdma/c, one
-# file per function, as in an Open MPI mpiext) + the C++ core.
-lib_LTLIBRARIES += libmpix_xrdma.la
-libmpix_xrdma_la_SOURCES = \
-	ompi_ext/xrdma/c/MPIX_Xput.c ompi_ext/xrdma/c/MPIX_Rxput.c \
-	ompi_ext/xrdma/c/MPIX_Xget.c ompi_ext/xrdma/c/MPIX_Rxget.c \
-	ompi_ext/xrdma/c/MPIX_Xinvoke.c ompi_ext/xrdma/c/MPIX_Rxinvoke.c \
-	ompi_ext/xrdma/c/MPIX_Ifunc_load.c ompi_ext/xrdma/c/MPIX_Ifunc_load_mem.c \
-	ompi_ext/xrdma/c/MPIX_Ifunc_free.c ompi_ext/xrdma/c/MPIX_Xprogress.c \
+# The MPI layer, in two libraries so that an Open MPI built with
+# --enable-mpi-ext=xrdma (ompi_ext/xrdma as ompi/mpiext/xrdma) compiles the
+# MPIX_* entry points into its libmpi and links this same core, instead of a
+# second copy of it:
+#   libmpix_xrdma_core: the C++ core + PMPI interposition (ompi_ext/xrdma/core)
+#   libmpix_xrdma:      MPIX_* entry points (ompi_ext/xrdma/c, one file per
+#                       function, as in an Open MPI mpiext) over the core.
+# The core's MPI_Init/MPI_Win_* must come before libmpi in the symbol search
+# order, so -lmpix_xrdma_core has to be a direct dependency of the program,
+# ahead of -lmpi: the installed libmpix_xrdma.so is a linker script naming
+# both libraries (see install-exec-hook below), and an Open MPI with the
+# extension puts -lmpix_xrdma_core in its wrappers' flags
+# (ompi_ext/xrdma/configure.m4).
+MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c \
+	-I$(top_srcdir)/ompi_ext/xrdma/core $(MPI_CPPFLAGS) $(HWLOC_CFLAGS) -DOMPI_SKIP_MPICXX=1
+
+lib_LTLIBRARIES += libmpix_xrdma_core.la libmpix_xrdma.la
+libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
 	ompi_ext/xrdma/core/xrdma_mpi.h ompi_ext/xrdma/core/op_wire.h \
 	ompi_ext/xrdma/core/errors.cc ompi_ext/xrdma/core/errors.h \
@@ -16,9 +25,34 @@ libmpix_xrdma_la_SOURCES = \
 	ompi_ext/xrdma/core/target.cc ompi_ext/xrdma/core/ops.cc \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
 	ompi_ext/xrdma/core/progress_hook.cc
-libmpix_xrdma_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c \
-	-I$(top_srcdir)/ompi_ext/xrdma/core $(MPI_CPPFLAGS) $(HWLOC_CFLAGS) -DOMPI_SKIP_MPICXX=1
-libmpix_xrdma_la_LIBADD = libucx_ifunc.la $(MPI_LIBS) -lopen-pal $(HWLOC_LIBS) $(UCX_LIBS)
+libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
+libmpix_xrdma_core_la_LIBADD = libucx_ifunc.la $(MPI_LIBS) -lopen-pal $(HWLOC_LIBS) $(UCX_LIBS)
+libmpix_xrdma_core_la_LDFLAGS = -version-info 0:0:0
+
+libmpix_xrdma_la_SOURCES = \
+	ompi_ext/xrdma/c/MPIX_Xput.c ompi_ext/xrdma/c/MPIX_Rxput.c \
+	ompi_ext/xrdma/c/MPIX_Xget.c ompi_ext/xrdma/c/MPIX_Rxget.c \
+	ompi_ext/xrdma/c/MPIX_Xinvoke.c ompi_ext/xrdma/c/MPIX_Rxinvoke.c \
+	ompi_ext/xrdma/c/MPIX_Ifunc_load.c ompi_ext/xrdma/c/MPIX_Ifunc_load_mem.c \
+	ompi_ext/xrdma/c/MPIX_Ifunc_free.c ompi_ext/xrdma/c/MPIX_Xprogress.c \
+	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
+	ompi_ext/xrdma/core/xrdma_mpi.h
+libmpix_xrdma_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
+libmpix_xrdma_la_LIBADD = libmpix_xrdma_core.la $(MPI_LIBS)
 libmpix_xrdma_la_LDFLAGS = -version-info 0:0:0
-include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h
+
+# xrdma_mpi.h is the core's C interface: the Open MPI extension's entry points
+# compile against the installed copy.
+include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h \
+	ompi_ext/xrdma/core/xrdma_mpi.h
 pkgconfig_DATA += ompi_ext/mpix-xrdma.pc
+
+# `cc app.c -lmpix_xrdma` must make both libraries direct dependencies, the
+# core first (a dependency of a dependency is searched after libmpi): the
+# development link libmpix_xrdma.so becomes a linker script, as libc.so is.
+install-exec-hook: install-mpix-xrdma-ldscript
+install-mpix-xrdma-ldscript:
+	rm -f $(DESTDIR)$(libdir)/libmpix_xrdma.so
+	printf '%s\n' '/* GNU ld script: the XRDMA core (PMPI interposition) before the MPIX_* entry points, both before libmpi. */' \
+	  'INPUT(libmpix_xrdma_core.so.0 libmpix_xrdma.so.0)' > $(DESTDIR)$(libdir)/libmpix_xrdma.so
+.PHONY: install-mpix-xrdma-ldscript

@@ -29,6 +29,9 @@ static const Knob knobs[] = {
     {"XRDMA_JIT_OPT_LEVEL", "2", "Optimisation level (0-3) of the code a target compiles from bitcode."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
+    {"XRDMA_PEER_FAILURE", "auto",
+     "Peer failure detection on MPI-layer endpoints: on, off, or auto (only to ranks on other hosts; "
+     "UCX detects failures over TCP, not shared memory). Operations to a failed peer end with MPIX_ERR_PEER."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

@@ -83,7 +83,12 @@ int flatten(MPI_Datatype type, int count, std::vector<Block> *out)
     if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return MPI_ERR_TYPE;
     int size;
     MPI_Type_size(type, &size);
-    if (is_named(type) && size == extent) {
+    // A dense type (no holes, no gaps between elements) is one block, whatever
+    // its constructor: no need to walk it element by element.
+    MPI_Aint true_lb, true_extent;
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    bool dense = lb == 0 && true_lb == 0 && true_extent == extent && MPI_Aint(size) == extent;
+    if ((is_named(type) || dense) && size == extent) {
         if (count && size) out->push_back(Block{0, uint64_t(count) * uint64_t(size)});
         return MPI_SUCCESS;
     }

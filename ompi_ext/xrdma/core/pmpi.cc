@@ -164,7 +164,7 @@ int MPI_Win_wait(MPI_Win win)
     while ((rc = PMPI_Win_test(win, &flag)) == MPI_SUCCESS && !flag) {
         if (Runtime::get().try_progress())
             idle = 0;
-        else if (++idle > 256) {
+        else if (++idle >= Runtime::get().spin_before_yield()) {
             sched_yield();
             idle = 0;
         }

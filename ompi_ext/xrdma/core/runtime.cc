@@ -110,13 +110,33 @@ void Runtime::stop()
     started_ = false;
 }
 
-ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr)
+namespace {
+void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    XRDMA_WARN("peer endpoint failed: %s", ucs_status_string(status));
+    static_cast<Runtime *>(arg)->ep_failed(ep);
+}
+}  // namespace
+
+void Runtime::ep_failed(ucp_ep_h ep)
+{
+    std::lock_guard<std::recursive_mutex> guard(mu);
+    for (auto &kv : windows) ucx_ifunc_peer_failed(kv.second->ctx, ep);
+}
+
+ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)
 {
     auto it = eps.find(addr);
     if (it != eps.end()) return it->second;
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
     ep.address = reinterpret_cast<const ucp_address_t *>(addr.data());
+    if (detect_failure) {
+        ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        ep.err_handler.cb = on_ep_error;
+        ep.err_handler.arg = this;
+    }
     ucp_ep_h h = nullptr;
     ucs_status_t st = ucp_ep_create(worker, &ep, &h);
     if (st != UCS_OK) {
@@ -154,7 +174,7 @@ void Runtime::thread_main()
         }
         // Spin briefly, then yield, then sleep: an idle thread must not burn
         // the core a computing rank needs.
-        if (++idle < 1000) continue;
+        if (++idle < spin_before_yield() * 4) continue;
         if (idle < 2000) {
             sched_yield();
             continue;

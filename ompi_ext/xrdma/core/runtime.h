@@ -34,12 +34,21 @@ public:
     std::unordered_map<MPI_Win, Window *> windows;
     std::bitset<kSlots> slots;
     int thread_level = MPI_THREAD_SINGLE;
+    // More ranks on this node than processing units: waiting loops yield at
+    // once instead of spinning (a spinning origin takes its target's core).
+    bool oversubscribed = false;
+    // Idle progress calls before a waiting loop yields.
+    unsigned spin_before_yield() const { return oversubscribed ? 1 : 256; }
+    // Endpoint failure from UCX: fail every X-op pending on it.
+    void ep_failed(ucp_ep_h ep);
 
     // Start UCX, the progress hook and thread (idempotent). MPI error code.
     int start();
     // Tear everything down (MPI_Finalize).
     void stop();
-    ucp_ep_h ep_to(const std::vector<uint8_t> &address);
+    // Endpoint to a worker address; @p detect_failure asks UCX for peer
+    // failure detection (only transports that have it, e.g. TCP, qualify).
+    ucp_ep_h ep_to(const std::vector<uint8_t> &address, bool detect_failure);
     // Progress every window; caller holds mu. Returns events handled.
     unsigned progress();
     // From progress hooks/threads: progress if nobody else holds the lock.

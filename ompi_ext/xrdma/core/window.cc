@@ -1,10 +1,13 @@
 #include "window.h"
 
+#include "config.h"
 #include "errors.h"
 #include "log.h"
 #include "runtime.h"
 
+#include <cstring>
 #include <sched.h>
+#include <unistd.h>
 
 namespace xrdma::mpi {
 
@@ -67,8 +70,23 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     }
     rt.slots.set(size_t(w->slot));
 
+    // Ranks per node against processing units (for the waiting policy).
+    MPI_Comm node;
+    PMPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local = 1;
+    PMPI_Comm_size(node, &local);
+    PMPI_Comm_free(&node);
+    long pus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (pus > 0 && local > pus) rt.oversubscribed = true;
+
     // Everyone's handlers exist before anyone gets the addresses: no X-op
-    // can arrive at a rank that is not ready for it.
+    // can arrive at a rank that is not ready for it. Host names decide where
+    // peer failure detection is asked for.
+    char host[64] = {0};
+    gethostname(host, sizeof(host) - 1);
+    std::vector<char> hosts(size_t(w->size) * sizeof(host));
+    PMPI_Allgather(host, sizeof(host), MPI_CHAR, hosts.data(), sizeof(host), MPI_CHAR, w->comm);
+    std::string mode = config_get("XRDMA_PEER_FAILURE");
     int len = int(rt.address.size());
     std::vector<int> lens(size_t(w->size)), displs(size_t(w->size));
     PMPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, w->comm);
@@ -83,7 +101,9 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->eps.resize(size_t(w->size));
     for (int i = 0; i < w->size; ++i) {
         std::vector<uint8_t> a(all.begin() + displs[size_t(i)], all.begin() + displs[size_t(i)] + lens[size_t(i)]);
-        w->eps[size_t(i)] = rt.ep_to(a);
+        bool remote = strncmp(&hosts[size_t(i) * sizeof(host)], host, sizeof(host)) != 0;
+        bool detect = mode == "on" || (mode == "auto" && remote);
+        w->eps[size_t(i)] = rt.ep_to(a, detect);
         if (!w->eps[size_t(i)]) return MPI_ERR_OTHER;
         ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
     }
@@ -109,7 +129,7 @@ int window_complete(MPI_Win win, int target)
     while (busy()) {
         if (rt.progress()) {
             idle = 0;
-        } else if (++idle > 256) {
+        } else if (++idle >= rt.spin_before_yield()) {
             // Let other threads (and an oversubscribed target) run.
             lock.unlock();
             sched_yield();

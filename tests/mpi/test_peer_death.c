@@ -1,0 +1,55 @@
+/* A rank that dies: X-ops pending on it end with MPIX_ERR_PEER in bounded
+ * time, and X-ops to the other ranks are unaffected. Needs 3 ranks, UCX over
+ * TCP with XRDMA_PEER_FAILURE=on, and mpirun --enable-recovery (so the job
+ * outlives the death). argv[1]: runaway.xfn, argv[2]: mpi_ops.xfn. Exit
+ * status and the closing line come from rank 0 alone (rank 2 is gone). */
+#include <mpix_xrdma.h>
+#include <signal.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "mpitest.h"
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mt_rank = rank;
+    if (size != 3 || argc != 3) {
+        if (rank == 0) fprintf(stderr, "needs 3 ranks and 2 images\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int64_t *base;
+    MPI_Win win;
+    MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    for (int i = 0; i < 8; ++i) base[i] = 100 * rank + i;
+    MPIX_Ifunc spin, sum;
+    MPIX_Ifunc_load(argv[1], NULL, &spin);
+    MPIX_Ifunc_load(argv[2], "sum", &sum);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 2) raise(SIGKILL);
+    if (rank == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Request r;
+        MPIX_Rxinvoke(spin, NULL, 0, 2, win, &r);
+        int err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        CHECK(mt_error_is(err, MPIX_ERR_PEER, "rank 2"), "pending op on the dead rank");
+        MPIX_Rxinvoke(spin, NULL, 0, 2, win, &r);
+        err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        CHECK(mt_error_is(err, MPIX_ERR_PEER, NULL), "a later op to the dead rank");
+        int64_t s = -1;
+        MPIX_Rxget(&s, 1, MPI_INT64_T, 1, 0, 8, MPI_INT64_T, sum, NULL, 0, win, &r);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && s == 800 + 28, "rank 1 unaffected: %ld", (long)s);
+        int done = 1;
+        MPI_Send(&done, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        printf("peer death: %d checks, %d failed\n", mt_checks, mt_failures);
+        fflush(stdout);
+    } else if (rank == 1) {
+        int done;
+        MPI_Recv(&done, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);  /* serving meanwhile */
+    }
+    /* MPI_Finalize would wait for the dead rank. */
+    _exit(mt_failures ? 1 : 0);
+}

@@ -8,4 +8,5 @@ include tests/plugin/peers.mk
 include tests/plugin/jit.mk
 include tests/hetero/local.mk
 include tests/mpi/local.mk
+include tests/examples/local.mk
 include tests/install/local.mk

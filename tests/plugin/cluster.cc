@@ -58,6 +58,22 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t)
 
 Cluster::Cluster(int npeers)
 {
+    try {
+        start(npeers);
+    } catch (...) {
+        // No destructor runs for a half-built object: reap what was started.
+        for (Peer &p : peers) {
+            kill(p.pid, SIGKILL);
+            waitpid(p.pid, nullptr, 0);
+            rmdir(p.dir.c_str());
+        }
+        if (ctx) ucx_ifunc_context_destroy(ctx);
+        throw;
+    }
+}
+
+void Cluster::start(int npeers)
+{
     ucx_ifunc_context_params_t cp{};
     cp.worker = env.worker;
     cp.rank = 0;
@@ -105,18 +121,19 @@ Cluster::Cluster(int npeers)
         }
         close(sv[1]);
         p.fd = sv[0];
+        peers.push_back(p);  // recorded at once, so a failure below still reaps it
+        Peer &q = peers.back();
         std::vector<uint8_t> hello;
-        if (!ctrl_recv(p.fd, &hello) || hello.empty() || hello[0] != 'H')
+        if (!ctrl_recv(q.fd, &hello) || hello.empty() || hello[0] != 'H')
             throw std::runtime_error("peer " + std::to_string(r) + " did not start (" +
                                      (getenv("XRDMA_TEST_PEER") ? getenv("XRDMA_TEST_PEER") : exe) + ")");
         size_t alen = get_u64(&hello[1]);
-        p.address.assign(hello.begin() + 9, hello.begin() + 9 + long(alen));
-        p.buffer = get_u64(&hello[9 + alen]);
+        q.address.assign(hello.begin() + 9, hello.begin() + 9 + long(alen));
+        q.buffer = get_u64(&hello[9 + alen]);
         std::vector<uint8_t> rkey(hello.begin() + 17 + long(alen), hello.end());
-        p.ep = env.connect(p.address, ep_failed, this);
-        if (ucp_ep_rkey_unpack(p.ep, rkey.data(), &p.rkey) != UCS_OK) throw std::runtime_error("rkey");
-        ucx_ifunc_peer_add(ctx, r, p.ep);
-        peers.push_back(p);
+        q.ep = env.connect(q.address, ep_failed, this);
+        if (ucp_ep_rkey_unpack(q.ep, rkey.data(), &q.rkey) != UCS_OK) throw std::runtime_error("rkey");
+        ucx_ifunc_peer_add(ctx, r, q.ep);
     }
     // Everyone knows everyone (rank 0 included) for forwarding.
     for (int r = 1; r <= npeers; ++r) {

@@ -54,6 +54,9 @@ public:
     bool peer_alive(int rank);
 
     static std::string image_path(const std::string &name);
+
+private:
+    void start(int npeers);
 };
 
 // UCX_TLS values the multi-process tests run over.

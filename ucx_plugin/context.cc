@@ -6,6 +6,7 @@
 #include "log.h"
 #include "xrdma_config.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace xrdma;
@@ -30,12 +31,29 @@ ucx_ifunc_status_t from_ucs(ucs_status_t st)
 
 namespace {
 
-// One message on its way out: owns everything UCX reads until completion.
+// A message to send, as views: header, up to three data pieces, and the
+// image (shared, never copied) for code-carrying invocations.
+struct Message {
+    const void *hdr;
+    size_t hdr_len;
+    struct Piece {
+        const void *p;
+        size_t len;
+    } piece[3];
+    std::shared_ptr<const std::vector<uint8_t>> image;  // sent after piece[0]
+
+    size_t data_len() const
+    {
+        return piece[0].len + piece[1].len + piece[2].len + (image ? image->size() : 0);
+    }
+};
+
+// A message UCX could not send at once: owns what UCX reads until completion.
 struct SendOp {
     std::vector<uint8_t> hdr;
-    std::string entry;
+    std::vector<uint8_t> head;  // piece[0]
     std::shared_ptr<const std::vector<uint8_t>> image;
-    std::vector<uint8_t> payload;
+    std::vector<uint8_t> tail;  // piece[1] + piece[2]
     ucp_dt_iov_t iov[3];
 };
 
@@ -47,15 +65,49 @@ void send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-ucx_ifunc_status_t post(ucp_ep_h ep, uint16_t am_id, SendOp *op)
+// Small messages without code first go out from the stack, completed
+// immediately by UCX (no allocation, one contiguous short send); anything
+// else, or when UCX has no resources right now, through an owning SendOp.
+constexpr size_t kInlineMax = 2048;
+
+ucx_ifunc_status_t transmit(ucp_worker_h worker, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
+    if (!m.image && m.data_len() <= kInlineMax) {
+        uint8_t buf[kInlineMax];
+        size_t n = 0;
+        for (const auto &pc : m.piece) {
+            if (pc.len) memcpy(buf + n, pc.p, pc.len);
+            n += pc.len;
+        }
+        ucp_request_param_t p;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, buf, n, &p);
+        if (r == nullptr) return UCX_IFUNC_OK;
+        if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
+            ucp_request_free(r);
+            return UCX_IFUNC_OK;
+        }
+        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+            XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+            return from_ucs(UCS_PTR_STATUS(r));
+        }
+    }
+    auto *op = new SendOp;
+    op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
+    auto bytes = [](const Message::Piece &pc) { return static_cast<const uint8_t *>(pc.p); };
+    op->head.assign(bytes(m.piece[0]), bytes(m.piece[0]) + m.piece[0].len);
+    op->image = m.image;
+    op->tail.assign(bytes(m.piece[1]), bytes(m.piece[1]) + m.piece[1].len);
+    op->tail.insert(op->tail.end(), bytes(m.piece[2]), bytes(m.piece[2]) + m.piece[2].len);
     size_t n = 0;
     auto add = [&](const void *p, size_t len) {
         if (len) op->iov[n++] = ucp_dt_iov_t{const_cast<void *>(p), len};
     };
-    add(op->entry.data(), op->entry.size());
+    add(op->head.data(), op->head.size());
     if (op->image) add(op->image->data(), op->image->size());
-    add(op->payload.data(), op->payload.size());
+    add(op->tail.data(), op->tail.size());
 
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
@@ -89,7 +141,13 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
                         size_t header_length, void *data, size_t length,
                         const ucp_am_recv_param_t *param)
 {
-    auto in = std::make_unique<Incoming>();
+    std::unique_ptr<Incoming> in;
+    if (!ctx->spare.empty()) {
+        in = std::move(ctx->spare.back());
+        ctx->spare.pop_back();
+    } else {
+        in = std::make_unique<Incoming>();
+    }
     in->am_id = am_id;
     in->hdr.assign(static_cast<const uint8_t *>(header),
                    static_cast<const uint8_t *>(header) + header_length);
@@ -166,49 +224,39 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
                                std::shared_ptr<const std::vector<uint8_t>> image,
                                const void *args, size_t args_len)
 {
-    auto *op = new SendOp;
     InvokeHdr h = hdr;
     h.image_len = image ? image->size() : 0;
     h.flags = image ? (h.flags | kHasCode) : (h.flags & ~kHasCode);
     h.entry_len = uint16_t(entry.size());
     h.args_len = uint32_t(args_len);
-    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
-    op->entry = entry;
-    op->image = std::move(image);
-    op->payload.assign(static_cast<const uint8_t *>(args), static_cast<const uint8_t *>(args) + args_len);
     ctx->stats.invocations_sent++;
     if (h.flags & kHasCode) ctx->stats.code_sends++;
     ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
-    return post(ep, ctx->am_invoke, op);
+    Message m{&h, sizeof(h), {{entry.data(), entry.size()}, {args, args_len}, {nullptr, 0}}, std::move(image)};
+    return transmit(ctx->params.worker, ep, ctx->am_invoke, m);
 }
 
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len)
 {
-    auto *op = new SendOp;
     ReplyHdr h{};
     h.magic = kReplyMagic;
     h.version = kWireVersion;
     h.kind = kReplyResult;
-    std::string m = msg.substr(0, 1024);
-    h.msg_len = uint16_t(m.size());
+    h.msg_len = uint16_t(std::min<size_t>(msg.size(), 1024));
     h.status = status;
     h.rank = ctx->params.rank;
     h.req_id = req_id;
     h.reply_len = uint32_t(reply_len);
-    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
-    op->payload.assign(m.begin(), m.end());
-    op->payload.insert(op->payload.end(), static_cast<const uint8_t *>(reply),
-                       static_cast<const uint8_t *>(reply) + reply_len);
-    ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
-    post(ep, ctx->am_reply, op);
+    ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
+    Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
+    transmit(ctx->params.worker, ep, ctx->am_reply, m);
 }
 
 void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
 {
     InvokeHdr ih;
     memcpy(&ih, in.hdr.data(), sizeof(ih));
-    auto *op = new SendOp;
     ReplyHdr h{};
     h.magic = kReplyMagic;
     h.version = kWireVersion;
@@ -216,11 +264,10 @@ void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
     h.status = UCX_IFUNC_ERR_NEED_CODE;
     h.rank = ctx->params.rank;
     h.req_id = ih.req_id;
-    op->hdr.assign(reinterpret_cast<const uint8_t *>(&h), reinterpret_cast<const uint8_t *>(&h) + sizeof(h));
-    op->payload = in.hdr;
-    op->payload.insert(op->payload.end(), in.data.begin(), in.data.end());
-    ctx->stats.bytes_sent += sizeof(h) + op->payload.size();
-    post(ep, ctx->am_reply, op);
+    ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
+    Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
+              nullptr};
+    transmit(ctx->params.worker, ep, ctx->am_reply, m);
 }
 
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
@@ -351,6 +398,9 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
         else
             origin_handle_reply(ctx, *in);
         ++n;
+        constexpr size_t kSpareMax = 64, kSpareBytes = 64 * 1024;
+        if (ctx->spare.size() < kSpareMax && in->data.capacity() <= kSpareBytes)
+            ctx->spare.push_back(std::move(in));
     }
     return n;
 }

@@ -80,6 +80,9 @@ struct ucx_ifunc_context {
     std::unordered_set<xrdma::Hash, xrdma::HashKey> quarantined;
     xrdma::CodeCache cache;
     std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
+    // Handled messages kept for reuse: their buffers keep their capacity, so
+    // a steady stream of small messages allocates nothing.
+    std::vector<std::unique_ptr<xrdma::Incoming>> spare;
     ucx_ifunc_stats_t stats{};
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}

@@ -48,8 +48,8 @@ int unpack_reply(OpRecord *r, const void *reply, size_t len)
     int tsize;
     MPI_Type_size(r->origin_type, &tsize);
     if (tsize > 0 && len > size_t(tsize) * size_t(r->origin_count))
-        return error_code(MPI_ERR_TRUNCATE, "MPIX_Xget: the reply (" + std::to_string(len) +
-                                                " bytes) is larger than the origin buffer");
+        return error_code(MPI_ERR_TRUNCATE, "MPIX_Xget from rank " + std::to_string(r->target) + ": the reply (" +
+                                                std::to_string(len) + " bytes) is larger than the origin buffer");
     if (len == 0 || tsize == 0) return MPI_SUCCESS;
     int n = int(len / size_t(tsize));
     int pos = 0;
@@ -124,6 +124,16 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         return err;
     };
     if (!w) return bad(MPI_ERR_WIN);
+    if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
+        // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
+        // MPI's own argument checks and datatype support.
+        lock.unlock();
+        if (request)
+            return op == XRDMA_OP_PUT ? MPI_Rput(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request)
+                                      : MPI_Rget(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request);
+        return op == XRDMA_OP_PUT ? MPI_Put(origin, ocount, otype, trank, tdisp, tcount, ttype, win)
+                                  : MPI_Get(origin, ocount, otype, trank, tdisp, tcount, ttype, win);
+    }
     if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0)) return bad(MPI_ERR_COUNT);
     if (args_size < 0 || (args_size > 0 && !args)) return bad(MPI_ERR_ARG);
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -139,16 +149,6 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         MPI_Type_size(otype, &osize);
         if (ocount && !origin && osize) return bad(MPI_ERR_BUFFER);
     }
-    if (ifunc == MPIX_IFUNC_NULL) {
-        // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget).
-        lock.unlock();
-        if (request)
-            return op == XRDMA_OP_PUT ? MPI_Rput(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request)
-                                      : MPI_Rget(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request);
-        return op == XRDMA_OP_PUT ? MPI_Put(origin, ocount, otype, trank, tdisp, tcount, ttype, win)
-                                  : MPI_Get(origin, ocount, otype, trank, tdisp, tcount, ttype, win);
-    }
-
     int err = MPI_SUCCESS;
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
     if (!h) return bad(err);
@@ -197,6 +197,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     }
     w->pending[size_t(trank)]++;
     if (request) *request = r->request;
+    // Inside MPIX calls this rank serves arrived code too (and a stream of
+    // X-ops between two busy ranks cannot starve either side).
+    rt.progress();
     return MPI_SUCCESS;
 }
 

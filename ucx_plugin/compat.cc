@@ -1,26 +1,33 @@
 // The published ifunc API (ucx_ifunc/ucp_compat.h) on top of put-and-poll
-// frames: the shipped code is the whole <name>.so, wrapped in an image.
+// frames: the shipped code is the whole <name>.so, wrapped in an image, or
+// with llvm_bc = 1 the bitcode files <name>.<triple>.bc (and the library
+// list <name>.deps), which each target compiles for itself.
 #include "ucx_ifunc/ucp_compat.h"
 
 #include "config.h"
 #include "context.h"
+#include "loader_jit.h"
 #include "log.h"
 #include "put_poll.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <unistd.h>
 
 using namespace xrdma;
 
 struct ucp_ifunc {
     std::string name;
     void *dl;  // the library, loaded at the origin for its payload functions
+    std::unique_ptr<LoadedCode> jit;  // or, without <name>.so, its bitcode compiled here
     size_t (*payload_bound)(void *, size_t);
     int (*payload_init)(void *, size_t, void *, size_t *);
     Hash hash;
@@ -61,6 +68,111 @@ ucs_status_t to_ucs(ucx_ifunc_status_t st)
     }
 }
 
+bool read_all(const std::string &path, std::vector<uint8_t> *out)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return !in.bad();
+}
+
+bool triple_ok(const std::string &t)
+{
+    if (t.empty() || t.size() > 64) return false;
+    for (unsigned char c : t)
+        if (!isalnum(c) && c != '_' && c != '.' && c != '-') return false;
+    return true;
+}
+
+// llvm_bc = 1: an image of the bitcode files <dir>/<name>.<triple>.bc, plus
+// <name>.deps as a library list. Empty on error (logged).
+std::vector<uint8_t> bitcode_image(const std::string &dir, const std::string &n)
+{
+    std::vector<PartSpec> parts;
+    DIR *d = opendir(dir.c_str());
+    if (!d) {
+        XRDMA_ERROR("ifunc %s: cannot list %s: %s", n.c_str(), dir.c_str(), strerror(errno));
+        return {};
+    }
+    std::vector<std::string> files;
+    while (dirent *e = readdir(d)) files.push_back(e->d_name);
+    closedir(d);
+    std::sort(files.begin(), files.end());  // reproducible images
+    const std::string prefix = n + ".", suffix = ".bc";
+    for (const std::string &f : files) {
+        if (f.size() <= prefix.size() + suffix.size() || f.compare(0, prefix.size(), prefix) != 0 ||
+            f.compare(f.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        std::string triple = f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
+        if (!triple_ok(triple)) continue;
+        PartSpec p{PartKind::llvm_bitcode, triple, {}};
+        if (!read_all(dir + "/" + f, &p.data)) {
+            XRDMA_ERROR("ifunc %s: cannot read %s/%s", n.c_str(), dir.c_str(), f.c_str());
+            return {};
+        }
+        parts.push_back(std::move(p));
+    }
+    if (parts.empty()) {
+        XRDMA_ERROR("ifunc %s: llvm_bc = 1 but %s has no %s.<triple>.bc", n.c_str(), dir.c_str(), n.c_str());
+        return {};
+    }
+    PartSpec deps{PartKind::library_list, "any", {}};
+    if (read_all(dir + "/" + n + ".deps", &deps.data)) parts.push_back(std::move(deps));
+    return image_build({n + "_main"}, parts);
+}
+
+// llvm_bc = 1. The origin needs <name>_payload_bound/_init itself: from
+// <name>.so when there is one, else from the bitcode for this machine,
+// compiled here.
+ucs_status_t register_bitcode(const std::string &dir, const std::string &n, const std::string &so_path,
+                              ucp_ifunc_h *ifunc_p)
+{
+    auto f = std::make_unique<ucp_ifunc>();
+    f->name = n;
+    f->dl = nullptr;
+    f->image = bitcode_image(dir, n);
+    if (f->image.empty()) return UCS_ERR_NO_ELEM;
+    image_peek_hash(f->image.data(), f->image.size(), &f->hash);
+    void *bound = nullptr, *init = nullptr;
+    if (access(so_path.c_str(), F_OK) == 0) {
+        f->dl = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!f->dl) {
+            XRDMA_ERROR("ifunc %s: %s", n.c_str(), dlerror());
+            return UCS_ERR_INVALID_PARAM;
+        }
+        bound = dlsym(f->dl, (n + "_payload_bound").c_str());
+        init = dlsym(f->dl, (n + "_payload_init").c_str());
+    } else {
+        ImageView v;
+        std::string why;
+        const PartView *mine = nullptr;
+        if (image_parse(f->image.data(), f->image.size(), &v, &why) == UCX_IFUNC_OK)
+            for (const PartView &p : v.parts)
+                if (p.kind == PartKind::llvm_bitcode && p.triple == host_triple()) mine = &p;
+        if (!mine) {
+            XRDMA_ERROR("ifunc %s: neither %s nor %s/%s.%s.bc for this machine's payload functions", n.c_str(),
+                        so_path.c_str(), dir.c_str(), n.c_str(), host_triple().c_str());
+            return UCS_ERR_NO_ELEM;
+        }
+        if (load_bitcode(v, *mine, n, &f->jit, &why, /*trusted=*/true) != UCX_IFUNC_OK) {
+            XRDMA_ERROR("ifunc %s: %s", n.c_str(), why.c_str());
+            return UCS_ERR_INVALID_PARAM;
+        }
+        bound = f->jit->symbol(n + "_payload_bound");
+        init = f->jit->symbol(n + "_payload_init");
+    }
+    if (!bound || !init) {
+        XRDMA_ERROR("ifunc %s: the payload functions %s_payload_bound and %s_payload_init are missing", n.c_str(),
+                    n.c_str(), n.c_str());
+        if (f->dl) dlclose(f->dl);
+        return UCS_ERR_INVALID_PARAM;
+    }
+    f->payload_bound = reinterpret_cast<size_t (*)(void *, size_t)>(bound);
+    f->payload_init = reinterpret_cast<int (*)(void *, size_t, void *, size_t *)>(init);
+    *ifunc_p = f.release();
+    return UCS_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -69,12 +181,9 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
                                 ucp_ifunc_h *ifunc_p)
 {
     if (!context || !param.name || !*param.name || !ifunc_p) return UCS_ERR_INVALID_PARAM;
-    if (param.llvm_bc) {
-        XRDMA_ERROR("ifunc %s: LLVM bitcode ifuncs are not supported yet", param.name);
-        return UCS_ERR_UNSUPPORTED;
-    }
     const char *dir = getenv("UCX_IFUNC_LIB_DIR");
     std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
+    if (param.llvm_bc) return register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p);
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         XRDMA_ERROR("ifunc %s: cannot read %s: %s", param.name, path.c_str(), strerror(errno));
@@ -109,7 +218,7 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
 ucs_status_t ucp_deregister_ifunc(ucp_context_h, ucp_ifunc_h ifunc_h)
 {
     if (!ifunc_h) return UCS_ERR_INVALID_PARAM;
-    dlclose(ifunc_h->dl);
+    if (ifunc_h->dl) dlclose(ifunc_h->dl);
     delete ifunc_h;
     return UCS_OK;
 }

@@ -15,7 +15,9 @@ namespace xrdma {
 
 using Hash = std::array<uint8_t, 32>;  // SHA-256
 
-enum class PartKind : uint32_t { native_elf = 1, llvm_bitcode = 2 };
+// library_list: names of shared libraries a target loads before it links
+// the bitcode part (the published API's <name>.deps), one per line.
+enum class PartKind : uint32_t { native_elf = 1, llvm_bitcode = 2, library_list = 3 };
 
 // One part as seen in a parsed image: views into the image bytes.
 struct PartView {

@@ -18,9 +18,11 @@ namespace xrdma {
 // Compile (or reuse) bitcode part @p part of @p img and load it. The image's
 // entries are compiled and linked before this returns, so every error shows
 // here: BAD_CODE (not bitcode, truncated, a module for another triple,
-// invalid IR), LINK (unresolved symbol, JIT unavailable).
+// invalid IR), LINK (unresolved symbol, JIT unavailable), DENIED (an import
+// XRDMA_SYMBOLS refuses; not checked if @p trusted: code of this process's
+// own, like the published API's payload functions at the origin).
 ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
-                                std::unique_ptr<LoadedCode> *out, std::string *why);
+                                std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted = false);
 
 // Process-wide counters, for tests and benchmarks.
 struct JitCounters {

@@ -11,3 +11,19 @@ CLEANFILES += tests/plugin/ifuncs/invalid_ir.bc
 EXTRA_DIST += tests/plugin/ifuncs/invalid_ir.ll
 tests/plugin/ifuncs/invalid_ir.bc: tests/plugin/ifuncs/invalid_ir.ll
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && `$(LLVM_CONFIG) --bindir`/llvm-as --disable-verify -o $@ $<
+
+# The published API with llvm_bc = 1: <name>.<triple>.bc files (and a .deps
+# list) in a directory without <name>.so, so the origin compiles the payload
+# functions from bitcode too.
+COMPAT_BC = tests/plugin/compat/bc/counter.x86_64-linux-gnu.bc tests/plugin/compat/bc/counter.aarch64-linux-gnu.bc \
+	tests/plugin/compat/bc/hwver.x86_64-linux-gnu.bc tests/plugin/compat/bc/hwver.aarch64-linux-gnu.bc \
+	tests/plugin/compat/bc/hwver.deps
+check_DATA += $(COMPAT_BC)
+CLEANFILES += $(COMPAT_BC)
+EXTRA_DIST += tests/plugin/compat/hwver.c tests/plugin/compat/hwver.deps
+tests/plugin/compat/bc/counter.%.bc: tests/plugin/compat/counter.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bc/hwver.%.bc: tests/plugin/compat/hwver.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bc/hwver.deps: tests/plugin/compat/hwver.deps
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && cp $< $@

@@ -8,6 +8,7 @@
 #include "image.h"
 #include "loader_jit.h"
 #include "peer_state.h"
+#include "ucx_ifunc/ucp_compat.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -34,6 +36,12 @@ std::vector<uint8_t> read_file(const std::string &path)
 }
 
 std::vector<uint8_t> read_image(const std::string &name) { return read_file(Cluster::image_path(name)); }
+
+std::string builddir()
+{
+    const char *b = getenv("XRDMA_TEST_BUILDDIR");
+    return b && *b ? b : ".";
+}
 
 uint64_t as_u64(const std::vector<uint8_t> &v)
 {
@@ -377,7 +385,7 @@ TEST_P(Jit, BitcodeForWrongTripleIsRejected)
 TEST_P(Jit, InvalidIrIsRejected)
 {
     start(1);
-    std::string path = std::string(getenv("XRDMA_TEST_BUILDDIR")) + "/tests/plugin/ifuncs/invalid_ir.bc";
+    std::string path = builddir() + "/tests/plugin/ifuncs/invalid_ir.bc";
     std::vector<uint8_t> bc = read_file(path);
     ASSERT_FALSE(bc.empty()) << path;
     Result r = invoke_bad(bc, xrdma::host_triple());
@@ -434,6 +442,58 @@ TEST_P(Jit, SymbolPolicyAppliesToBitcode)
     expect_serving(1);
     TearDown();
     remove_dir(dir);
+}
+
+// Put one published-API message into the peer's buffer and wait for @p want.
+void compat_send(Cluster &c, ucp_ifunc_h ih, uint64_t v, uint64_t want)
+{
+    ucp_ifunc_msg_t msg;
+    ASSERT_EQ(UCS_OK, ucp_ifunc_msg_create(ih, &v, sizeof(v), &msg));
+    ucs_status_t st = ucp_ifunc_send_nbix(c.peer(1).ep, msg, c.peer(1).buffer, c.peer(1).rkey);
+    ASSERT_TRUE(st == UCS_OK || st == UCS_INPROGRESS);
+    c.env.flush(c.peer(1).ep);
+    EXPECT_TRUE(c.progress_until([&] { return c.peer_counter(1) == want; }, 30))
+        << "counter " << c.peer_counter(1) << ", want " << want;
+    ucp_ifunc_msg_free(msg);
+}
+
+TEST_P(Jit, PublishedApiShipsBitcode)
+{
+    setenv("XRDMA_SYMBOLS", "all", 1);  // hwver calls hwloc, outside the default allowlist
+    start(1);
+    unsetenv("XRDMA_SYMBOLS");
+    const std::string libdir = builddir() + "/tests/plugin/compat/bc";
+    setenv("UCX_IFUNC_LIB_DIR", libdir.c_str(), 1);
+    c->ctrl(1, {'P', 2});
+
+    // No counter.so there: the origin compiles the payload functions itself.
+    ucp_ifunc_reg_param_t p{};
+    p.name = const_cast<char *>("counter");
+    p.llvm_bc = 1;
+    ucp_ifunc_h ih;
+    ASSERT_EQ(UCS_OK, ucp_register_ifunc(c->env.context, p, &ih));
+    compat_send(*c, ih, 5, 5);
+    compat_send(*c, ih, 7, 12);
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+    ucp_deregister_ifunc(c->env.context, ih);
+
+    // hwver.deps makes the target load libhwloc before linking hwver_main.
+    void *hw = dlopen("libhwloc.so.15", RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(nullptr, hw) << dlerror();
+    auto api = reinterpret_cast<unsigned (*)()>(dlsym(hw, "hwloc_get_api_version"));
+    ASSERT_NE(nullptr, api);
+    const uint64_t want = 12 + 1 + api();
+    p.name = const_cast<char *>("hwver");
+    ASSERT_EQ(UCS_OK, ucp_register_ifunc(c->env.context, p, &ih));
+    compat_send(*c, ih, 1, want);
+    EXPECT_EQ(2u, peer_jit(1).compiles);
+    ucp_deregister_ifunc(c->env.context, ih);
+    dlclose(hw);
+
+    // No bitcode of that name: refused at the origin.
+    p.name = const_cast<char *>("nosuch");
+    EXPECT_EQ(UCS_ERR_NO_ELEM, ucp_register_ifunc(c->env.context, p, &ih));
+    unsetenv("UCX_IFUNC_LIB_DIR");
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Jit, ::testing::ValuesIn(transports()),

@@ -31,7 +31,15 @@ typedef struct ucp_ifunc *ucp_ifunc_h;
 typedef struct ucp_ifunc_reg_param {
     char *name;   /**< ifunc name: the library is UCX_IFUNC_LIB_DIR/<name>.so */
     int   pure;   /**< Accepted for compatibility; no effect. */
-    int   llvm_bc;/**< 1: ship LLVM bitcode (not supported yet: UCS_ERR_UNSUPPORTED). */
+    /**
+     * 1: ship LLVM bitcode instead: the files UCX_IFUNC_LIB_DIR/<name>.<triple>.bc
+     * (one per target triple, e.g. counter.aarch64-linux-gnu.bc), each target
+     * compiling the one for its own triple; an optional <name>.deps lists
+     * libraries (one per line, # comments) the target loads first. The origin
+     * takes the payload functions from <name>.so if present, else from the
+     * bitcode for its own triple.
+     */
+    int   llvm_bc;
 } ucp_ifunc_reg_param_t;
 
 /** A message ready to be sent; frame bytes are owned by the message. */

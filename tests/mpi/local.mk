@@ -57,3 +57,9 @@ MPI_TESTS = \
 	tests/mpi/progress_thread-np2-tcp.mpitest
 TESTS += $(MPI_TESTS)
 CLEANFILES += $(MPI_TESTS)
+
+# Every configuration again with XRDMA_CODE=bitcode (run-mpitest sees the
+# bitcode/ directory): the MPI operations through the JIT path.
+MPI_BITCODE_TESTS = $(MPI_TESTS:tests/mpi/%=tests/mpi/bitcode/%)
+TESTS += $(MPI_BITCODE_TESTS)
+CLEANFILES += $(MPI_BITCODE_TESTS)

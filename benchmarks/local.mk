@@ -7,7 +7,10 @@ benchmarks_plugin_invoke_latency_LDADD = libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
 benchmarks_plugin_invoke_latency_LDFLAGS = -no-install
 EXTRA_benchmarks_plugin_invoke_latency_DEPENDENCIES = $(BENCH_IFUNC_IMAGES)
 
-BENCH_IFUNC_IMAGES = benchmarks/echo_ifunc.xfn
+BENCH_IFUNC_IMAGES = benchmarks/echo_ifunc.xfn benchmarks/echo_ifunc_bc.xfn
+# The same ifunc with LLVM bitcode only: the target compiles it (JIT).
+benchmarks/echo_ifunc_bc.xfn: benchmarks/echo_ifunc.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 EXTRA_DIST += benchmarks/echo_ifunc.c
 CLEANFILES += $(BENCH_IFUNC_IMAGES)
 

@@ -10,10 +10,15 @@
  *   ifunc  ucx_ifunc_invoke_nb of benchmarks/echo_ifunc.c with an 8-byte
  *          argument, which the ifunc replies. Its code is already cached at
  *          rank 1 (warm-up first), so each call carries only its hash.
- * Before that, the cold first invocation (the image travels and rank 1
- * loads it) is timed once; after it, invocations that follow a flush of rank
- * 1's code cache (need-code answer, resend with the image, load) are timed.
- * Only rank 0 reads the image file.
+ *   bitcode the same ifunc from an image with LLVM bitcode only
+ *          (echo_ifunc_bc.xfn, xrdma-cc --emit=bitcode): rank 1 runs the
+ *          code its JIT compiled.
+ * Before that, the cold first invocations (the image travels and rank 1
+ * loads it, or compiles its bitcode) are timed once; after it, invocations
+ * that follow a flush of rank 1's code cache (need-code answer, resend with
+ * the image, load or compile; with XRDMA_JIT_CACHE_DIR the compiled object
+ * comes from disk) are timed.
+ * Only rank 0 reads the image files.
  */
 #include "bench_common.h"
 
@@ -171,6 +176,9 @@ static void usage(FILE *f)
             "  -w, --warmup N      unmeasured ones first (default 1000)\n"
             "      --reloads N     invocations after a target cache flush (default 20)\n"
             "      --image PATH    echo image (default: echo_ifunc.xfn beside this program)\n"
+            "      --bitcode-image PATH\n"
+            "                      the same with bitcode only (default: echo_ifunc_bc.xfn\n"
+            "                      beside this program; \"none\" skips the bitcode mode)\n"
             "      --spin S        idle progress calls before sched_yield\n"
             "      --csv           CSV output\n"
             "  -h, --help          this text\n");
@@ -186,16 +194,17 @@ int main(int argc, char **argv)
 
     long iters = 20000, warmup = 1000, reloads = 20, spin = -1;
     int csv = 0;
-    const char *image = NULL;
+    const char *image = NULL, *bc_image = NULL;
     static const struct option lo[] = {
         {"iterations", required_argument, 0, 'i'}, {"warmup", required_argument, 0, 'w'},
         {"reloads", required_argument, 0, 'R'},    {"image", required_argument, 0, 'I'},
         {"spin", required_argument, 0, 'S'},       {"csv", no_argument, 0, 'C'},
+        {"bitcode-image", required_argument, 0, 'B'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "i:w:h", lo, NULL)) != -1) {
         long v = 0;
-        if (optarg && c != 'I') {
+        if (optarg && c != 'I' && c != 'B') {
             char *end;
             errno = 0;
             v = strtol(optarg, &end, 0);
@@ -207,6 +216,7 @@ int main(int argc, char **argv)
         case 'R': reloads = v; break;
         case 'S': spin = v; break;
         case 'I': image = optarg; break;
+        case 'B': bc_image = optarg; break;
         case 'C': csv = 1; break;
         case 'h':
             if (bench_rank == 0) usage(stdout);
@@ -233,7 +243,7 @@ int main(int argc, char **argv)
     install(b.worker, AM_FLUSH);
     install(b.worker, AM_FLUSHED);
 
-    ucx_ifunc_h f = NULL;
+    ucx_ifunc_h f = NULL, fb = NULL; /* native, bitcode-only */
     int ok = 1;
     double t_register = 0; /* read + parse + verify (SHA-256) at the origin */
     long image_bytes = -1;
@@ -249,6 +259,15 @@ int main(int argc, char **argv)
                     ucx_ifunc_status_string(st));
             ok = 0;
         }
+        if (!bc_image) bc_image = bench_beside_exe("echo_ifunc_bc.xfn");
+        if (ok && strcmp(bc_image, "none") != 0) {
+            st = ucx_ifunc_register_file(b.ictx, bc_image, "echo", &fb);
+            if (st != UCX_IFUNC_OK) {
+                fprintf(stderr, "plugin_invoke_latency: cannot register %s: %s\n", bc_image,
+                        ucx_ifunc_status_string(st));
+                ok = 0;
+            }
+        }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
@@ -261,23 +280,30 @@ int main(int argc, char **argv)
     if (bench_rank == 0) {
         double *am = malloc(iters * sizeof(double)), *fn = malloc(iters * sizeof(double));
         double *rl = malloc((reloads ? reloads : 1) * sizeof(double));
-        if (!am || !fn || !rl) bench_die("out of memory");
+        double *bc = malloc(iters * sizeof(double)), *rlb = malloc((reloads ? reloads : 1) * sizeof(double));
+        if (!am || !fn || !rl || !bc || !rlb) bench_die("out of memory");
         /* Connect the AM path first, so the cold number is about code, not
          * about UCX wire-up (both modes share the endpoint). */
         for (int k = 0; k < 10; ++k) am_rtt(&b, 1000000 + k, spin);
         double cold = ifunc_rtt(&b, f, 42, spin);
         double second = ifunc_rtt(&b, f, 43, spin);
+        /* Bitcode: the first call ships the image and rank 1 compiles it. */
+        double cold_bc = fb ? ifunc_rtt(&b, fb, 44, spin) : 0;
+        double second_bc = fb ? ifunc_rtt(&b, fb, 45, spin) : 0;
         for (long i = 0; i < warmup; ++i) {
             am_rtt(&b, i, spin);
             ifunc_rtt(&b, f, i, spin);
+            if (fb) ifunc_rtt(&b, fb, i, spin);
         }
         for (long i = 0; i < iters; ++i) {
             uint64_t v = 0x100000000ull + (uint64_t)i;
             if (i & 1) {
                 fn[i] = ifunc_rtt(&b, f, v, spin);
+                if (fb) bc[i] = ifunc_rtt(&b, fb, v, spin);
                 am[i] = am_rtt(&b, v, spin);
             } else {
                 am[i] = am_rtt(&b, v, spin);
+                if (fb) bc[i] = ifunc_rtt(&b, fb, v, spin);
                 fn[i] = ifunc_rtt(&b, f, v, spin);
             }
         }
@@ -287,12 +313,17 @@ int main(int argc, char **argv)
             wait_got(&b, spin);
             rl[i] = ifunc_rtt(&b, f, (uint64_t)i, spin);
             ifunc_rtt(&b, f, (uint64_t)i, spin); /* and warm again */
+            if (fb) {
+                rlb[i] = ifunc_rtt(&b, fb, (uint64_t)i, spin); /* need-code, resend, compile */
+                ifunc_rtt(&b, fb, (uint64_t)i, spin);
+            }
         }
         ucx_ifunc_stats_t s1;
         ucx_ifunc_stats(b.ictx, &s1);
 
         struct bench_stats sa = bench_summarize(am, iters), sf = bench_summarize(fn, iters);
         struct bench_stats sr = bench_summarize(rl, reloads);
+        struct bench_stats sb = bench_summarize(bc, fb ? iters : 0), srb = bench_summarize(rlb, fb ? reloads : 0);
         const char *tls = getenv("UCX_TLS");
         if (csv) {
             printf("mode,ucx_tls,samples,median_us,mean_us,min_us,p99_us\n");
@@ -307,6 +338,15 @@ int main(int argc, char **argv)
             if (reloads)
                 printf("ifunc_invoke_after_cache_flush,%s,%ld,%.3f,%.3f,%.3f,%.3f\n",
                        tls ? tls : "default", reloads, sr.median, sr.mean, sr.min, sr.p99);
+            if (fb) {
+                printf("ifunc_bitcode_invoke_warm,%s,%ld,%.3f,%.3f,%.3f,%.3f\n", tls ? tls : "default", iters,
+                       sb.median, sb.mean, sb.min, sb.p99);
+                printf("ifunc_bitcode_invoke_cold,%s,1,%.3f,%.3f,%.3f,%.3f\n", tls ? tls : "default", cold_bc,
+                       cold_bc, cold_bc, cold_bc);
+                if (reloads)
+                    printf("ifunc_bitcode_invoke_after_cache_flush,%s,%ld,%.3f,%.3f,%.3f,%.3f\n",
+                           tls ? tls : "default", reloads, srb.median, srb.mean, srb.min, srb.p99);
+            }
         } else {
             printf("# XRDMA plugin invoke latency (ucx_ifunc %s)\n", ucx_ifunc_version());
             printf("# 2 ranks, UCX_TLS=%s, 8-byte payload, %ld round trips per mode interleaved"
@@ -318,6 +358,9 @@ int main(int argc, char **argv)
                    sa.mean, sa.min, sa.p99);
             printf("  %-30s %10.2f %10.2f %10.2f %10.2f\n", "ifunc invoke round trip (warm)", sf.median,
                    sf.mean, sf.min, sf.p99);
+            if (fb)
+                printf("  %-30s %10.2f %10.2f %10.2f %10.2f\n", "ifunc from bitcode (JIT, warm)", sb.median,
+                       sb.mean, sb.min, sb.p99);
             printf("# ratio ifunc/AM: median %.2f, mean %.2f (ifunc extra per round trip: %.2f us median)\n",
                    sf.median / sa.median, sf.mean / sa.mean, sf.median - sa.median);
             printf("# cold first invocation (image shipped, loaded at rank 1): %.1f us (the next one: %.1f us)\n",
@@ -326,6 +369,16 @@ int main(int argc, char **argv)
                 printf("# after a flush of rank 1's code cache (need-code, resend with image, load):"
                        " median %.1f us, mean %.1f us over %ld\n",
                        sr.median, sr.mean, reloads);
+            if (fb) {
+                printf("# bitcode-only image: cold first invocation (image shipped, JIT-compiled at rank 1):"
+                       " %.1f us (the next one: %.1f us)\n",
+                       cold_bc, second_bc);
+                if (reloads)
+                    printf("# bitcode after a cache flush (need-code, resend, compile%s): median %.1f us,"
+                           " mean %.1f us over %ld\n",
+                           getenv("XRDMA_JIT_CACHE_DIR") ? " or load from XRDMA_JIT_CACHE_DIR" : " again",
+                           srb.median, srb.mean, reloads);
+            }
             printf("# registering the %ld-byte image at rank 0 (read, parse, SHA-256 check): %.1f us\n",
                    image_bytes, t_register);
             printf("# image sends: %" PRIu64 " of %" PRIu64 " invocations carried the code\n",
@@ -335,11 +388,14 @@ int main(int argc, char **argv)
         free(am);
         free(fn);
         free(rl);
+        free(bc);
+        free(rlb);
     }
     MPI_Ibarrier(MPI_COMM_WORLD, &stop);
     bench_serve_until(&b, &stop, spin, bench_rank == 1 ? flush_hook : NULL);
 
     if (f) ucx_ifunc_deregister(f);
+    if (fb) ucx_ifunc_deregister(fb);
     bench_ucx_fini(&b);
     MPI_Finalize();
     return 0;

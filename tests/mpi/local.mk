@@ -63,3 +63,13 @@ CLEANFILES += $(MPI_TESTS)
 MPI_BITCODE_TESTS = $(MPI_TESTS:tests/mpi/%=tests/mpi/bitcode/%)
 TESTS += $(MPI_BITCODE_TESTS)
 CLEANFILES += $(MPI_BITCODE_TESTS)
+
+# A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
+check_PROGRAMS += tests/mpi/test_peer_death
+tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpitest.h
+tests_mpi_test_peer_death_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_peer_death_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_peer_death_LDFLAGS = -no-install
+MPI_PEER_TESTS = tests/mpi/peer_death-np3-tcp.mpitest
+TESTS += $(MPI_PEER_TESTS)
+CLEANFILES += $(MPI_PEER_TESTS)

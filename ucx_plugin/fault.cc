@@ -32,9 +32,36 @@ struct Guard {
     FaultInfo info;
     timer_t timer;
     bool timer_ready = false;
+    ~Guard()
+    {
+        if (timer_ready) timer_delete(timer);
+    }
 };
 thread_local Guard t_guard;
-thread_local bool t_altstack = false;
+
+// This thread's alternate signal stack, if we installed one: handed back
+// (the previous one restored) when the thread ends, so that threads which
+// ran injected code do not each leave 64 KiB and a POSIX timer behind.
+struct AltStack {
+    void *mem = nullptr;
+    stack_t previous{};
+    ~AltStack()
+    {
+        if (!mem) return;
+        stack_t cur{};
+        if (sigaltstack(nullptr, &cur) != 0 || (cur.ss_flags & SS_ONSTACK)) return;  // keep it: in use
+        if (cur.ss_sp == mem) {
+            stack_t restore = previous;
+            if (restore.ss_flags & SS_DISABLE) {
+                restore = stack_t{};
+                restore.ss_flags = SS_DISABLE;
+            }
+            if (sigaltstack(&restore, nullptr) != 0) return;
+        }
+        free(mem);
+    }
+};
+thread_local AltStack t_altstack;
 
 uintptr_t pc_of(void *uctx)
 {
@@ -116,11 +143,15 @@ void install()
 // A stack overflow in injected code needs another stack to be reported on.
 void ensure_altstack()
 {
-    if (t_altstack) return;
+    if (t_altstack.mem) return;
     stack_t ss{};
     ss.ss_size = 64 * 1024;
     ss.ss_sp = malloc(ss.ss_size);
-    if (ss.ss_sp && sigaltstack(&ss, nullptr) == 0) t_altstack = true;
+    if (!ss.ss_sp) return;
+    if (sigaltstack(&ss, &t_altstack.previous) == 0)
+        t_altstack.mem = ss.ss_sp;
+    else
+        free(ss.ss_sp);
 }
 
 double timeout_seconds()

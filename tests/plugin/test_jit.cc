@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -351,6 +352,29 @@ TEST_P(Jit, DiskCacheSurvivesTargetRestart)
     TearDown();
     remove_dir(dir);
     rmdir(tmpl);
+}
+
+TEST_P(Jit, OptimisationLevelIsPartOfTheKey)
+{
+    char tmpl[] = "/tmp/xrdma-jitopt-XXXXXX";
+    ASSERT_NE(nullptr, mkdtemp(tmpl));
+    const std::string dir = tmpl;
+    std::vector<uint8_t> img = bitcode_only();
+    for (const char *level : {"0", "3"}) {
+        setenv("XRDMA_JIT_CACHE_DIR", dir.c_str(), 1);
+        setenv("XRDMA_JIT_OPT_LEVEL", level, 1);
+        start(1);
+        unsetenv("XRDMA_JIT_OPT_LEVEL");
+        expect_add(reg_mem(img, "add_u64"), 1, 2, 2);
+        EXPECT_EQ(1u, peer_jit(1).compiles) << "an object compiled at another level is not reused";
+        TearDown();
+    }
+    auto files = list_dir(dir);
+    std::sort(files.begin(), files.end());
+    ASSERT_EQ(2u, files.size());
+    EXPECT_NE(std::string::npos, files[0].find(".O0.o")) << files[0];
+    EXPECT_NE(std::string::npos, files[1].find(".O3.o")) << files[1];
+    remove_dir(dir);
 }
 
 TEST_P(Jit, TruncatedBitcodeIsRejected)

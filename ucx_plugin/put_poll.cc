@@ -16,24 +16,6 @@ using namespace xrdma;
 
 namespace xrdma {
 
-uint64_t frame_checksum(const uint8_t *frame, size_t size)
-{
-    // 64-bit multiply-xor over 8-byte words of [8, 24) and [32, size).
-    auto mix = [](uint64_t h, const uint8_t *p, size_t n) {
-        size_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            h = (h ^ w) * 0x100000001b3ull;
-            h ^= h >> 29;
-        }
-        for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-        return h;
-    };
-    uint64_t h = mix(0xcbf29ce484222325ull, frame + 8, 16);
-    return mix(h, frame + 32, size - 32);
-}
-
 namespace {
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }

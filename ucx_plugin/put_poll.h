@@ -17,7 +17,6 @@ ucx_ifunc_status_t frame_build(const Hash &hash, const std::string &entry,
                                ucx_ifunc_frame_t *out);
 // Stamp a fresh nonce and the checksum: call right before each put.
 void frame_seal(ucx_ifunc_frame_t *frame);
-uint64_t frame_checksum(const uint8_t *frame, size_t size);
 // Run the frame in @p buffer if it is complete (see ucx_ifunc_poll()).
 ucx_ifunc_status_t frame_poll(struct ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
                               void *target_args, std::string *why);

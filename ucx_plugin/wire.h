@@ -96,5 +96,8 @@ enum FrameFlags : uint8_t {
 
 // Validate a frame found in a buffer of @p buffer_size bytes.
 ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why);
+// Checksum of the first @p size bytes of a frame (size >= sizeof(FrameHdr) + 8):
+// over everything but the ready word and the checksum field.
+uint64_t frame_checksum(const uint8_t *frame, size_t size);
 
 }  // namespace xrdma

@@ -109,6 +109,14 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
     }
     if (reply_hdr_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why) != UCX_IFUNC_OK) {
         XRDMA_ERROR("dropping malformed reply: %s", why.c_str());
+        // A result that names its request still ends it, with the protocol
+        // error, so that nothing waits for it forever.
+        ReplyHdr rh;
+        if (in.hdr.size() == sizeof(rh)) {
+            memcpy(&rh, in.hdr.data(), sizeof(rh));
+            if (rh.magic == kReplyMagic && rh.version == kWireVersion && rh.kind == kReplyResult)
+                complete(ctx, rh.req_id, UCX_IFUNC_ERR_PROTOCOL, rh.rank, "malformed reply: " + why, nullptr, 0);
+        }
         return;
     }
     ReplyHdr rh;

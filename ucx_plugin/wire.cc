@@ -4,6 +4,29 @@
 
 namespace xrdma {
 
+namespace {
+
+// Statuses an invocation can complete with at the origin: success or an
+// error the origin's callbacks know (the value is checked as an int before
+// it is ever loaded as the enumeration).
+bool is_completion_status(int32_t st)
+{
+    switch (st) {
+    case UCX_IFUNC_OK: case UCX_IFUNC_ERR_INVALID_PARAM: case UCX_IFUNC_ERR_NO_MEMORY:
+    case UCX_IFUNC_ERR_IO: case UCX_IFUNC_ERR_TRUNCATED: case UCX_IFUNC_ERR_BAD_MAGIC:
+    case UCX_IFUNC_ERR_BAD_VERSION: case UCX_IFUNC_ERR_BAD_LENGTH: case UCX_IFUNC_ERR_HASH_MISMATCH:
+    case UCX_IFUNC_ERR_NO_ENTRY: case UCX_IFUNC_ERR_NO_PART: case UCX_IFUNC_ERR_BAD_CODE:
+    case UCX_IFUNC_ERR_LINK: case UCX_IFUNC_ERR_DENIED: case UCX_IFUNC_ERR_FAULT:
+    case UCX_IFUNC_ERR_RETURN: case UCX_IFUNC_ERR_PEER: case UCX_IFUNC_ERR_NO_ROUTE:
+    case UCX_IFUNC_ERR_PROTOCOL: case UCX_IFUNC_ERR_TRANSPORT: case UCX_IFUNC_ERR_TIMEOUT:
+        return true;
+    default:
+        return false;  // INPROGRESS and NEED_CODE are no completions either
+    }
+}
+
+}  // namespace
+
 ucx_ifunc_status_t invoke_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
                                     std::string *why)
 {
@@ -51,6 +74,10 @@ ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t dat
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     if (h.kind == kReplyResult) {
+        if (!is_completion_status(h.status)) {
+            *why = "reply status " + std::to_string(h.status) + " is not a completion status";
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
         if (uint64_t(h.msg_len) + h.reply_len != data_len) {
             *why = "reply lengths do not add up";
             return UCX_IFUNC_ERR_PROTOCOL;

@@ -57,7 +57,7 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
     ctx->stats.need_code_received++;
     const uint8_t *d = in.data.data();
     std::string why;
-    if (invoke_hdr_check(d, sizeof(InvokeHdr), in.data.size() - sizeof(InvokeHdr), &why) != UCX_IFUNC_OK) {
+    if (need_code_check(d, in.data.size(), &why) != UCX_IFUNC_OK) {
         XRDMA_ERROR("malformed need-code answer from rank %d: %s", rh.rank, why.c_str());
         return;
     }

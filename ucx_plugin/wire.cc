@@ -83,12 +83,37 @@ ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t dat
             return UCX_IFUNC_ERR_PROTOCOL;
         }
     } else if (h.kind == kReplyNeedCode) {
+        if (h.status != UCX_IFUNC_ERR_NEED_CODE) {
+            *why = "need-code reply with status " + std::to_string(h.status);
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
         if (data_len < sizeof(InvokeHdr)) {
             *why = "need-code reply without the invocation";
             return UCX_IFUNC_ERR_PROTOCOL;
         }
     } else {
         *why = "unknown reply kind";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::string *why)
+{
+    if (data_len < sizeof(InvokeHdr)) {
+        *why = "need-code reply without the invocation";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    ucx_ifunc_status_t st = invoke_hdr_check(data, sizeof(InvokeHdr), data_len - sizeof(InvokeHdr), why);
+    if (st != UCX_IFUNC_OK) {
+        *why = "need-code reply: " + *why;
+        return st;
+    }
+    InvokeHdr h;
+    memcpy(&h, data, sizeof(h));
+    // A target asks for code only for an invocation that came without it.
+    if (h.flags & kHasCode) {
+        *why = "need-code reply returns an invocation that carried its code";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;

@@ -68,6 +68,9 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data
 // Check a ReplyHdr against its data length.
 ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
                                    std::string *why);
+// Check the data of a need-code reply (after reply_hdr_check()): the
+// original InvokeHdr, entry and args, without code.
+ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::string *why);
 
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]

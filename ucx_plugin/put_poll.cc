@@ -92,7 +92,7 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         }
         return st;
     };
-    ucx_ifunc_status_t st = frame_check(buf, buffer_size, why);
+    ucx_ifunc_status_t st = frame_check_hdr(h, buf, buffer_size, why);
     if (st != UCX_IFUNC_OK) return consume(st);
 
     Hash hash;

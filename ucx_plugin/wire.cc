@@ -127,6 +127,15 @@ ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::stri
     }
     FrameHdr h;
     memcpy(&h, buf, sizeof(h));
+    return frame_check_hdr(h, buf, buffer_size, why);
+}
+
+ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t buffer_size, std::string *why)
+{
+    if (buffer_size < sizeof(FrameHdr) + 8) {
+        *why = "poll buffer smaller than a frame header";
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    }
     uint64_t size = h.frame_size;
     if (h.version != kWireVersion || size < sizeof(FrameHdr) + 8 || size > buffer_size ||
         h.entry_len == 0 || h.entry_len > kMaxEntryLen) {
@@ -134,11 +143,19 @@ ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::stri
                std::to_string(buffer_size) + ")";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
-    uint64_t code_end = sizeof(FrameHdr) + uint64_t(h.entry_len) + h.image_len;
-    if (!(h.flags & kFrameHasCode) && h.image_len) code_end = size;  // force failure
+    if (!(h.flags & kFrameHasCode) && h.image_len) {
+        *why = "frame has an image length without the code flag";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    // image_len is checked against size first, so code_end cannot overflow.
+    const uint64_t code_end = sizeof(FrameHdr) + uint64_t(h.entry_len) + h.image_len;
     if (h.image_len > size || code_end > h.args_off || h.args_off > size ||
         uint64_t(h.args_off) + h.args_len > size - 8) {
         *why = "frame lengths do not fit in the frame";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (h.args_off % 16 != 0) {
+        *why = "frame args at offset " + std::to_string(h.args_off) + ", which is not 16-aligned";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     uint64_t nonce;

@@ -99,6 +99,11 @@ enum FrameFlags : uint8_t {
 
 // Validate a frame found in a buffer of @p buffer_size bytes.
 ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why);
+// The same for a copy @p h of the frame's header: a caller that goes on
+// using its copy validates that copy, not the buffer, which the origin may
+// be writing meanwhile (no second fetch of the header).
+ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t buffer_size,
+                                   std::string *why);
 // Checksum of the first @p size bytes of a frame (size >= sizeof(FrameHdr) + 8):
 // over everything but the ready word and the checksum field.
 uint64_t frame_checksum(const uint8_t *frame, size_t size);

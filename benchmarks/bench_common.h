@@ -141,7 +141,7 @@ static void bench_ucx_fini(struct bench_ucx *b)
 
 /* Idle progress calls before sched_yield: none when the ranks of this node
  * outnumber its cores (the rank with work needs the core now), else many. */
-static long bench_choose_spin(void)
+__attribute__((unused)) static long bench_choose_spin(void)
 {
     MPI_Comm local;
     int nlocal;
@@ -156,7 +156,7 @@ static long bench_choose_spin(void)
 }
 
 /* Progress (run arriving ifuncs and AM handlers) until *req completes. */
-static void bench_serve_until(struct bench_ucx *b, MPI_Request *req, long spin,
+__attribute__((unused)) static void bench_serve_until(struct bench_ucx *b, MPI_Request *req, long spin,
                               void (*poll_hook)(struct bench_ucx *))
 {
     long idle = 0;
@@ -183,7 +183,7 @@ struct bench_stats {
 };
 
 /* Sorts v in place. */
-static struct bench_stats bench_summarize(double *v, size_t n)
+__attribute__((unused)) static struct bench_stats bench_summarize(double *v, size_t n)
 {
     struct bench_stats s = {0, 0, 0, 0};
     if (n == 0) return s;
@@ -198,7 +198,7 @@ static struct bench_stats bench_summarize(double *v, size_t n)
 }
 
 /* NAME in the directory of this executable. */
-static const char *bench_beside_exe(const char *name)
+__attribute__((unused)) static const char *bench_beside_exe(const char *name)
 {
     static char path[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 2);

@@ -33,3 +33,5 @@ bench-plugin: benchmarks/plugin_invoke_latency$(EXEEXT) $(BENCH_IFUNC_IMAGES)
 	  echo; \
 	done
 .PHONY: bench-plugin
+
+include $(srcdir)/benchmarks/suite.mk

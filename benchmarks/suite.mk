@@ -1,0 +1,123 @@
+# The OSU-style X-RDMA benchmark suite (`make bench`): MPI programs on the
+# MPIX API, each measuring its MPI and plain-UCP baselines in the same run.
+# benchmarks/run-bench runs them all over shared memory and TCP, writes CSV,
+# charts (benchmarks/plot) and the table of targets (benchmarks/summary).
+OSU_BENCH_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
+# The core (PMPI interposition) first, ahead of libmpi: see ompi_ext/local.mk.
+OSU_BENCH_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
+OSU_BENCH_HDRS = benchmarks/osu_common.h benchmarks/bench_common.h
+
+OSU_LAT_PROGS = benchmarks/osu_xput_latency benchmarks/osu_xget_latency benchmarks/osu_xinvoke_latency
+noinst_PROGRAMS += $(OSU_LAT_PROGS)
+benchmarks_osu_xput_latency_SOURCES = benchmarks/osu_xlat.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xput_latency_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=0
+benchmarks_osu_xput_latency_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xput_latency_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xput_latency_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xget_latency_SOURCES = benchmarks/osu_xlat.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xget_latency_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=1
+benchmarks_osu_xget_latency_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xget_latency_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xget_latency_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xinvoke_latency_SOURCES = benchmarks/osu_xlat.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xinvoke_latency_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=2
+benchmarks_osu_xinvoke_latency_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xinvoke_latency_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xinvoke_latency_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+
+OSU_BW_PROGS = benchmarks/osu_xput_bw benchmarks/osu_xget_bw benchmarks/osu_xinvoke_mr
+noinst_PROGRAMS += $(OSU_BW_PROGS)
+benchmarks_osu_xput_bw_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xput_bw_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=0
+benchmarks_osu_xput_bw_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xput_bw_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xput_bw_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xget_bw_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xget_bw_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=1
+benchmarks_osu_xget_bw_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xget_bw_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xget_bw_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xinvoke_mr_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xinvoke_mr_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=2
+benchmarks_osu_xinvoke_mr_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xinvoke_mr_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xinvoke_mr_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+
+noinst_PROGRAMS += benchmarks/osu_xinvoke_cold
+benchmarks_osu_xinvoke_cold_SOURCES = benchmarks/osu_xinvoke_cold.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xinvoke_cold_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_osu_xinvoke_cold_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xinvoke_cold_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xinvoke_cold_DEPENDENCIES = $(COLD_IMAGES)
+
+# Images of about 4 KiB .. 1 MiB for osu_xinvoke_cold: a generated source
+# per kind and size, padded with incompressible data (gen-cold-ifunc), built
+# with only a native part, or only bitcode for this host's triple. An empty
+# native image is ~15.5 KiB (an ELF shared object), a bitcode one ~3 KiB:
+# the padding makes up the rest.
+COLD_SIZES = 4k 16k 64k 256k 1m
+COLD_IMAGES = $(COLD_SIZES:%=benchmarks/cold_native_%.xfn) $(COLD_SIZES:%=benchmarks/cold_bitcode_%.xfn)
+cold_pad_native_4k = 64
+cold_pad_native_16k = 512
+cold_pad_native_64k = 49664
+cold_pad_native_256k = 246272
+cold_pad_native_1m = 1032704
+cold_pad_bitcode_4k = 1296
+cold_pad_bitcode_16k = 13584
+cold_pad_bitcode_64k = 62768
+cold_pad_bitcode_256k = 259344
+cold_pad_bitcode_1m = 1045776
+# (Two rules: one pattern rule with two targets would make both at once.)
+benchmarks/cold_native_%.c: $(srcdir)/benchmarks/gen-cold-ifunc
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	  $(SHELL) $(srcdir)/benchmarks/gen-cold-ifunc $(cold_pad_native_$*) >$@.tmp && mv $@.tmp $@
+benchmarks/cold_bitcode_%.c: $(srcdir)/benchmarks/gen-cold-ifunc
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	  $(SHELL) $(srcdir)/benchmarks/gen-cold-ifunc $(cold_pad_bitcode_$*) >$@.tmp && mv $@.tmp $@
+benchmarks/cold_native_%.xfn: benchmarks/cold_native_%.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+benchmarks/cold_bitcode_%.xfn: benchmarks/cold_bitcode_%.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)tools/xrdma-cc --emit=bitcode --target=$$($(CC) -dumpmachine) -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+# Keep the generated sources (they are intermediate files to make).
+.SECONDARY: $(COLD_IMAGES:.xfn=.c)
+CLEANFILES += $(COLD_IMAGES) $(COLD_IMAGES:.xfn=.c)
+EXTRA_DIST += benchmarks/gen-cold-ifunc
+
+# The pointer chase; its AM baseline's worker is progressed by Open MPI's
+# progress engine (opal_progress_register, libopen-pal) like the X-RDMA layer.
+noinst_PROGRAMS += benchmarks/xrdma_pointer_chase
+benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h
+benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD) -lopen-pal
+benchmarks_xrdma_pointer_chase_LDFLAGS = -no-install
+EXTRA_benchmarks_xrdma_pointer_chase_DEPENDENCIES = $(CHASE_IMAGES)
+CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
+benchmarks/xchase_native.xfn: benchmarks/xchase_ifunc.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+benchmarks/xchase_bitcode.xfn: benchmarks/xchase_ifunc.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+EXTRA_DIST += benchmarks/xchase_ifunc.c
+
+BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
+EXTRA_DIST += benchmarks/osu_ifuncs.c
+CLEANFILES += $(BENCH_SUITE_IMAGES)
+
+# `make bench`: the whole suite over shm and tcp (benchmarks/run-bench), CSV
+# and logs in $(BENCH_OUT), then the charts (make plot) and the table of
+# targets (benchmarks/summary). `make plot` alone redraws the charts.
+BENCH_OUT = bench-results
+BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
+	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT)
+bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
+	rc=$$?; \
+	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \
+	python3 $(srcdir)/benchmarks/summary $(BENCH_OUT) || rc=1; \
+	exit $$rc
+plot:
+	@command -v gnuplot >/dev/null || { echo "plot: installing gnuplot-nox"; \
+	  apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || \
+	  { apt-get update -q >/dev/null && apt-get install -y -q gnuplot-nox >/dev/null; }; }
+	@python3 $(srcdir)/benchmarks/plot $(BENCH_OUT)
+.PHONY: bench plot
+EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary

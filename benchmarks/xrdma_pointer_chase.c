@@ -1,0 +1,623 @@
+/* xrdma_pointer_chase: a linked list spread over the windows of N ranks,
+ * followed for D hops from many start nodes, four ways, chase by chase in
+ * rotating order (each chase starts at the same node in every mode):
+ *
+ *   get       MPI_Get + MPI_Win_flush per node that is not rank 0's (the
+ *             baseline: one round trip per remote hop);
+ *   am        the published "AM" baseline: a UCP active-message handler
+ *             compiled into this program (predeployed at every rank, on a
+ *             UCP worker of its own) walks local nodes and sends the chase
+ *             on to the owner of the next node; the last rank answers rank 0;
+ *   native    MPIX_Xget of xchase_native.xfn (native code only): the ifunc
+ *             walks local nodes, xrdma_forward()s itself, replies at the end;
+ *   bitcode   the same ifunc from xchase_bitcode.xfn (LLVM bitcode only:
+ *             each target JIT-compiles it on first use).
+ *
+ * Locality L: the probability that the next node lives on the same rank as
+ * the current one (the list is one cycle through all N * n nodes whose
+ * owners follow that rule; L = 1/N is random placement). Rank 0 reads its
+ * own nodes from memory in every mode.
+ *
+ * Idle policy, the same for all modes: ranks other than 0 wait in
+ * MPI_Barrier, where Open MPI's progress engine runs both the X-RDMA hook
+ * and this program's UCP worker (registered with opal_progress_register),
+ * yielding the core when idle (mpirun --mca mpi_yield_when_idle 1); rank 0
+ * waits for an answer polling the way the X-RDMA layer's MPI_Win_flush does
+ * (256 idle polls, or 1 when the ranks outnumber the cores, then
+ * sched_yield). Every answer is checked against a sequential walk; the exit
+ * status is 1 if one is wrong.
+ *
+ *   mpirun -n N xrdma_pointer_chase [-d 256] [-L 0.5,0.9] [--modes ...] [--csv]
+ */
+#include "bench_common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <mpix_xrdma.h>
+#include <stdint.h>
+
+/* Open MPI's progress engine (libopen-pal), declared here rather than
+ * through opal's headers. */
+typedef int (*opal_progress_callback_t)(void);
+int opal_progress_register(opal_progress_callback_t cb);
+int opal_progress_unregister(opal_progress_callback_t cb);
+
+#define LIST_SEED 0x5eed1234abcdULL
+#define START_SEED 0x57a27ULL
+
+enum { MODE_GET, MODE_AM, MODE_NATIVE, MODE_BITCODE, NMODES };
+static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode"};
+static const char *const mode_titles[NMODES] = {"MPI_Get chain", "AM handler", "X-RDMA native",
+                                                "X-RDMA bitcode"};
+
+/* The ifunc's arguments (xchase_ifunc.c) and the AM's payload. */
+struct chase_args {
+    uint64_t node;
+    uint64_t remaining;
+    uint64_t nodes_per_rank;
+};
+
+struct options {
+    uint64_t npr, depth;
+    int reps, warmup, csv;
+    double loc[32];
+    int nloc;
+    int modes[NMODES];
+    const char *image[2];
+    int win_create;
+};
+
+static int g_rank = -1, g_size;
+
+/* ---- the list ------------------------------------------------------------ */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t below(uint64_t *s, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do x = splitmix64(s);
+    while (x >= limit);
+    return x % n;
+}
+
+static double unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
+
+/* next[] of one cycle through all npr * size nodes (node g on rank g / npr)
+ * in which the owner of the next node is the current one with probability
+ * loc, else one of the other ranks with nodes left, uniformly. Same on every
+ * rank (fixed seed). *measured: the fraction of same-owner steps. */
+static uint64_t *build_list(uint64_t npr, int size, double loc, double *measured)
+{
+    uint64_t n = npr * (uint64_t)size, st = LIST_SEED ^ (uint64_t)(loc * 1e6);
+    uint64_t *next = malloc(n * sizeof(*next)), *seq = malloc(n * sizeof(*seq));
+    uint64_t *left = calloc((size_t)size, sizeof(*left)), *perm = malloc(n * sizeof(*perm));
+    int *owner = malloc(n * sizeof(*owner));
+    if (!next || !seq || !left || !perm || !owner) return NULL;
+    for (int r = 0; r < size; ++r) left[r] = npr;
+    int cur = (int)below(&st, (uint64_t)size);
+    for (uint64_t i = 0; i < n; ++i) {
+        if (i > 0 && !(left[cur] && unit(&st) < loc)) {
+            uint64_t others = 0;
+            for (int r = 0; r < size; ++r) others += r != cur && left[r];
+            if (others) {
+                uint64_t k = below(&st, others);
+                for (int r = 0; r < size; ++r)
+                    if (r != cur && left[r] && k-- == 0) {
+                        cur = r;
+                        break;
+                    }
+            }
+        }
+        owner[i] = cur;
+        left[cur]--;
+    }
+    /* Each rank's nodes in random order along the cycle. */
+    for (uint64_t i = 0; i < n; ++i) perm[i] = i;
+    for (int r = 0; r < size; ++r) {
+        uint64_t *p = perm + (uint64_t)r * npr;
+        for (uint64_t i = npr - 1; i > 0; --i) {
+            uint64_t j = below(&st, i + 1), t = p[i];
+            p[i] = p[j], p[j] = t;
+        }
+        left[r] = 0;
+    }
+    for (uint64_t i = 0; i < n; ++i) seq[i] = perm[(uint64_t)owner[i] * npr + left[owner[i]]++];
+    uint64_t same = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        next[seq[i]] = seq[(i + 1) % n];
+        same += owner[i] == owner[(i + 1) % n];
+    }
+    *measured = (double)same / (double)n;
+    free(seq), free(left), free(perm), free(owner);
+    return next;
+}
+
+static uint64_t start_node(int i, uint64_t n)
+{
+    uint64_t st = START_SEED + (uint64_t)i * 7919;
+    return below(&st, n);
+}
+
+struct walk_info {
+    uint64_t answer, remote_hops, messages;
+};
+
+static struct walk_info walk(const uint64_t *next, uint64_t npr, uint64_t start, uint64_t depth)
+{
+    struct walk_info w = {0, 0, 0};
+    uint64_t node = start, hop = 0;
+    while (hop < depth && node / npr == 0) node = next[node], ++hop;
+    if (hop < depth) {
+        uint64_t owner = node / npr;
+        w.messages = 2;
+        for (; hop < depth; ++hop) {
+            if (node / npr != owner) owner = node / npr, w.messages++;
+            if (node / npr != 0) w.remote_hops++;
+            node = next[node];
+        }
+    }
+    w.answer = node;
+    return w;
+}
+
+/* ---- waiting at rank 0: as the X-RDMA layer's MPI_Win_flush does ---------- */
+
+static unsigned g_spin_before_yield = 256;
+
+static void choose_idle_policy(void)
+{
+    MPI_Comm node;
+    int local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    long pus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (pus > 0 && local > pus) g_spin_before_yield = 1;
+}
+
+/* ---- the predeployed active-message handler ------------------------------ */
+
+enum { AM_CHASE = 0x70, AM_DONE = 0x71 };
+
+static struct {
+    struct bench_ucx b;
+    const uint64_t *base; /* this rank's nodes */
+    uint64_t npr;
+    struct chase_args out; /* the one message this rank has in flight */
+    uint64_t done_value;
+    volatile int done;
+    uint64_t steps, forwards;
+} am;
+
+static void am_send(int to, unsigned id, const void *buf, size_t len)
+{
+    ucp_request_param_t p;
+    p.op_attr_mask = 0;
+    ucs_status_ptr_t r = ucp_am_send_nbx(am.b.eps[to], id, NULL, 0, buf, len, &p);
+    if (UCS_PTR_IS_ERR(r)) bench_die("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r) ucp_request_free(r); /* am.out stays put until this rank sends again */
+}
+
+static ucs_status_t am_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                          const ucp_am_recv_param_t *param)
+{
+    (void)header, (void)header_length, (void)param;
+    if ((uintptr_t)arg == AM_DONE) {
+        memcpy(&am.done_value, data, sizeof(am.done_value));
+        am.done = 1;
+        return UCS_OK;
+    }
+    struct chase_args a;
+    if (length != sizeof(a)) bench_die("chase message of %zu bytes", length);
+    memcpy(&a, data, sizeof(a));
+    const uint64_t npr = a.nodes_per_rank, lo = (uint64_t)am.b.rank * npr;
+    while (a.remaining > 0 && a.node - lo < npr) {
+        a.node = am.base[a.node - lo];
+        a.remaining--;
+    }
+    am.steps++;
+    am.out = a;
+    if (a.remaining == 0) {
+        if (am.b.rank == 0) { /* the chase ended here, at its origin */
+            am.done_value = a.node;
+            am.done = 1;
+        } else {
+            am_send(0, AM_DONE, &am.out.node, sizeof(am.out.node));
+        }
+        return UCS_OK;
+    }
+    am.forwards++;
+    am_send((int)(a.node / npr), AM_CHASE, &am.out, sizeof(am.out));
+    return UCS_OK;
+}
+
+static void am_install(unsigned id)
+{
+    ucp_am_handler_param_t p;
+    memset(&p, 0, sizeof(p));
+    p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    p.id = id;
+    p.cb = am_cb;
+    p.arg = (void *)(uintptr_t)id;
+    p.flags = UCP_AM_FLAG_WHOLE_MSG;
+    bench_ucx_check(ucp_worker_set_am_recv_handler(am.b.worker, &p), "ucp_worker_set_am_recv_handler");
+}
+
+/* Open MPI's progress engine calls this while a rank waits in MPI. */
+static int am_progress_hook(void) { return (int)ucp_worker_progress(am.b.worker); }
+
+/* ---- the four chases (rank 0, inside MPI_Win_lock_all) ------------------- */
+
+static int report(int rc, const char *what, uint64_t start)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "xrdma_pointer_chase: %s (chase from node %" PRIu64 "): %s\n", what, start, msg);
+    return rc;
+}
+
+static int get_chase(MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
+                     uint64_t *out)
+{
+    uint64_t node = start;
+    for (uint64_t h = 0; h < depth; ++h) {
+        int owner = (int)(node / npr);
+        if (owner == 0) {
+            node = base[node];
+            continue;
+        }
+        uint64_t v;
+        int rc = MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
+        if (rc != MPI_SUCCESS) return report(rc, "MPI_Get", start);
+        node = v;
+    }
+    *out = node;
+    return MPI_SUCCESS;
+}
+
+/* Rank 0's own nodes first, in every mode. Returns 1 if the chase is over. */
+static int local_prefix(struct chase_args *a, const uint64_t *base, uint64_t npr)
+{
+    while (a->remaining > 0 && a->node < npr) {
+        a->node = base[a->node];
+        a->remaining--;
+    }
+    return a->remaining == 0;
+}
+
+static int am_chase(const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth, uint64_t *out)
+{
+    struct chase_args a = {start, depth, npr};
+    if (local_prefix(&a, base, npr)) {
+        *out = a.node;
+        return MPI_SUCCESS;
+    }
+    am.done = 0;
+    am.out = a;
+    am_send((int)(a.node / npr), AM_CHASE, &am.out, sizeof(am.out));
+    unsigned idle = 0;
+    while (!am.done) {
+        if (ucp_worker_progress(am.b.worker)) {
+            idle = 0;
+        } else if (++idle >= g_spin_before_yield) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+    *out = am.done_value;
+    return MPI_SUCCESS;
+}
+
+static int x_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
+                   uint64_t *out)
+{
+    struct chase_args a = {start, depth, npr};
+    if (local_prefix(&a, base, npr)) {
+        *out = a.node;
+        return MPI_SUCCESS;
+    }
+    int owner = (int)(a.node / npr);
+    uint64_t answer = UINT64_MAX;
+    int rc = MPIX_Xget(&answer, 1, MPI_UINT64_T, owner, 0, 0, MPI_UINT64_T, f, &a, (int)sizeof(a), win);
+    if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
+    if (rc != MPI_SUCCESS) return report(rc, "MPIX_Xget", start);
+    *out = answer;
+    return MPI_SUCCESS;
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mpirun -n N xrdma_pointer_chase [options]      (N >= 2)\n"
+            "Pointer chase over a list spread across the windows of all ranks: an MPI_Get\n"
+            "chain, a predeployed UCP active-message handler, and MPIX_Xget with a\n"
+            "forwarding ifunc from a native and from a bitcode image.\n\n"
+            "  -n, --nodes N      list nodes per rank (default 4096)\n"
+            "  -d, --depth D      hops per chase (default 256)\n"
+            "  -L, --locality L   probability that the next node is on the same rank; a\n"
+            "                     comma-separated list runs each (default: 1/N, random)\n"
+            "  -r, --reps R       measured chases per mode and locality (default 100)\n"
+            "  -x, --warmup W     unmeasured chases per mode first (default 5)\n"
+            "      --modes LIST   get,am,native,bitcode (default all; get is the baseline)\n"
+            "  -w, --win-option K allocate (default) or create: the list's window\n"
+            "      --image-native P, --image-bitcode P\n"
+            "                     the images (default: xchase_native.xfn, xchase_bitcode.xfn\n"
+            "                     beside this program)\n"
+            "      --csv          CSV instead of the table\n"
+            "  -h, --help         this text\n");
+}
+
+static __attribute__((noreturn)) void quit(int code)
+{
+    MPI_Finalize();
+    exit(code);
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+    static const struct option lo[] = {
+        {"nodes", required_argument, 0, 'n'},        {"depth", required_argument, 0, 'd'},
+        {"locality", required_argument, 0, 'L'},     {"reps", required_argument, 0, 'r'},
+        {"warmup", required_argument, 0, 'x'},       {"modes", required_argument, 0, 'M'},
+        {"win-option", required_argument, 0, 'w'},   {"image-native", required_argument, 0, 'N'},
+        {"image-bitcode", required_argument, 0, 'B'}, {"csv", no_argument, 0, 'C'},
+        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->npr = 4096, o->depth = 256, o->reps = 100, o->warmup = 5;
+    for (int m = 0; m < NMODES; ++m) o->modes[m] = 1;
+    int c, bad = 0;
+    while (!bad && (c = getopt_long(argc, argv, "n:d:L:r:x:w:h", lo, NULL)) != -1) {
+        char *end;
+        errno = 0;
+        switch (c) {
+        case 'n': o->npr = strtoull(optarg, &end, 0), bad = errno || *end || !o->npr; break;
+        case 'd': o->depth = strtoull(optarg, &end, 0), bad = errno || *end; break;
+        case 'r': o->reps = (int)strtol(optarg, &end, 0), bad = errno || *end || o->reps <= 0; break;
+        case 'x': o->warmup = (int)strtol(optarg, &end, 0), bad = errno || *end || o->warmup < 0; break;
+        case 'L':
+            for (char *p = optarg; *p && !bad;) {
+                if (o->nloc == 32) bad = 1;
+                double v = strtod(p, &end);
+                bad |= end == p || v < 0 || v > 1;
+                o->loc[o->nloc++] = v;
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',') bad = 1;
+            }
+            break;
+        case 'M':
+            for (int m = 0; m < NMODES; ++m) {
+                size_t k = strlen(mode_names[m]);
+                const char *p = strstr(optarg, mode_names[m]);
+                o->modes[m] = p && (p == optarg || p[-1] == ',') && (p[k] == ',' || p[k] == '\0');
+            }
+            o->modes[MODE_GET] = 1; /* the baseline */
+            break;
+        case 'w':
+            if (!strcmp(optarg, "create")) o->win_create = 1;
+            else bad = strcmp(optarg, "allocate") != 0;
+            break;
+        case 'N': o->image[0] = optarg; break;
+        case 'B': o->image[1] = optarg; break;
+        case 'C': o->csv = 1; break;
+        case 'h':
+            if (g_rank == 0) usage(stdout);
+            quit(0);
+        default: bad = 1;
+        }
+    }
+    if (bad || optind < argc) {
+        if (g_rank == 0) usage(stderr);
+        quit(2);
+    }
+    if (!o->nloc) o->loc[o->nloc++] = 1.0 / g_size;
+}
+
+static MPIX_Ifunc load(const char *path)
+{
+    MPIX_Ifunc f = MPIX_IFUNC_NULL;
+    int ok = 1;
+    if (g_rank == 0) { /* the other ranks get the code over the network */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int rc = MPIX_Ifunc_load(path, "chase", &f);
+        if (rc != MPI_SUCCESS) {
+            char msg[MPI_MAX_ERROR_STRING];
+            int len;
+            MPI_Error_string(rc, msg, &len);
+            fprintf(stderr, "xrdma_pointer_chase: %s\n", msg);
+            ok = 0;
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) quit(2);
+    return f;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    bench_rank = g_rank;
+    bench_name = "xrdma_pointer_chase";
+    struct options o;
+    parse(argc, argv, &o);
+    if (g_size < 2) {
+        if (g_rank == 0) fprintf(stderr, "xrdma_pointer_chase: needs at least 2 ranks\n");
+        quit(2);
+    }
+    const uint64_t npr = o.npr, n = npr * (uint64_t)g_size;
+    if (npr > (uint64_t)INT_MAX / 8 / (uint64_t)g_size) {
+        if (g_rank == 0) fprintf(stderr, "xrdma_pointer_chase: -n too large\n");
+        quit(2);
+    }
+    choose_idle_policy();
+
+    /* The window: this rank's slice, then the ifunc's two counters. */
+    uint64_t *base;
+    MPI_Win win;
+    MPI_Aint bytes = (MPI_Aint)((npr + 2) * 8);
+    void *owned = NULL;
+    if (o.win_create) {
+        owned = base = malloc((size_t)bytes);
+        MPI_Win_create(base, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    }
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+
+    bench_ucx_init(&am.b, NULL);
+    am.base = base;
+    am.npr = npr;
+    am_install(AM_CHASE);
+    am_install(AM_DONE);
+    opal_progress_register(am_progress_hook);
+
+    MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
+    if (o.modes[MODE_NATIVE]) f[0] = load(o.image[0] ? o.image[0] : bench_beside_exe("xchase_native.xfn"));
+    if (o.modes[MODE_BITCODE]) f[1] = load(o.image[1] ? o.image[1] : bench_beside_exe("xchase_bitcode.xfn"));
+
+    if (g_rank == 0) {
+        const char *tls = getenv("UCX_TLS");
+        if (o.csv) {
+            printf("benchmark,transport,ranks,nodes_per_rank,depth,locality,measured_locality,mode,reps,"
+                   "mean_us,median_us,speedup_mean,speedup_median,per_hop_us,remote_hops,messages,answers_ok\n");
+        } else {
+            printf("# XRDMA pointer chase (MPIX %s): %d ranks, %" PRIu64 " nodes/rank, depth %" PRIu64
+                   ", %d chases per mode (+%d warm-up), UCX_TLS=%s, MPI_Win_%s\n",
+                   MPIX_XRDMA_VERSION, g_size, npr, o.depth, o.reps, o.warmup, tls ? tls : "(default)",
+                   o.win_create ? "create" : "allocate");
+            printf("# modes interleaved chase by chase; idle ranks wait in MPI_Barrier (Open MPI's progress engine\n"
+                   "# runs the X-RDMA layer and the AM handler's worker alike); rank 0 spins %u polls, then yields\n",
+                   g_spin_before_yield);
+        }
+        fflush(stdout);
+    }
+
+    int failed = 0;
+    for (int li = 0; li < o.nloc && !failed; ++li) {
+        double measured;
+        uint64_t *next = build_list(npr, g_size, o.loc[li], &measured);
+        if (!next) bench_die("out of memory");
+        memcpy(base, next + (uint64_t)g_rank * npr, npr * 8);
+        base[npr] = base[npr + 1] = 0;
+        am.steps = am.forwards = 0;
+        MPI_Barrier(MPI_COMM_WORLD); /* every slice in place */
+
+        const int total = o.warmup + o.reps;
+        double *t[NMODES];
+        int ok[NMODES] = {0};
+        for (int m = 0; m < NMODES; ++m) t[m] = calloc((size_t)o.reps, sizeof(double));
+        uint64_t sum_remote = 0, sum_msgs = 0;
+        double t_first_x[2] = {0, 0};
+        if (g_rank == 0) {
+            MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+            for (int i = 0; i < total && !failed; ++i) {
+                uint64_t start = start_node(i + li * 100003, n);
+                struct walk_info ref = walk(next, npr, start, o.depth);
+                if (i >= o.warmup) sum_remote += ref.remote_hops, sum_msgs += ref.messages;
+                for (int k = 0; k < NMODES && !failed; ++k) {
+                    int m = (i + k) % NMODES; /* rotate which mode goes first */
+                    if (!o.modes[m]) continue;
+                    uint64_t got = UINT64_MAX;
+                    double t0 = bench_now_us();
+                    int rc = m == MODE_GET  ? get_chase(win, base, npr, start, o.depth, &got)
+                             : m == MODE_AM ? am_chase(base, npr, start, o.depth, &got)
+                                            : x_chase(win, f[m - MODE_NATIVE], base, npr, start, o.depth, &got);
+                    double dt = bench_now_us() - t0;
+                    if (rc != MPI_SUCCESS) {
+                        failed = 1;
+                        break;
+                    }
+                    if (i == 0 && m >= MODE_NATIVE) t_first_x[m - MODE_NATIVE] = dt;
+                    if (got != ref.answer) {
+                        fprintf(stderr, "xrdma_pointer_chase: %s chase from node %" PRIu64 " ended at %" PRIu64
+                                        ", want %" PRIu64 "\n",
+                                mode_names[m], start, got, ref.answer);
+                        failed = 1;
+                    } else if (i >= o.warmup) {
+                        t[m][i - o.warmup] = dt;
+                        ok[m]++;
+                    }
+                }
+            }
+            MPI_Win_unlock_all(win);
+        }
+        /* Ranks other than 0 serve in here (both the ifunc and the AM). */
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+        uint64_t mine[4] = {base[npr], base[npr + 1], am.steps, am.forwards}, *all = NULL;
+        if (g_rank == 0) all = malloc(4 * sizeof(uint64_t) * (size_t)g_size);
+        MPI_Gather(mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        if (g_rank == 0 && !failed) {
+            double mean[NMODES] = {0}, med[NMODES] = {0};
+            for (int m = 0; m < NMODES; ++m) {
+                if (!o.modes[m]) continue;
+                for (int i = 0; i < o.reps; ++i) mean[m] += t[m][i];
+                mean[m] /= o.reps;
+                med[m] = bench_summarize(t[m], (size_t)o.reps).median;
+            }
+            const char *tr = getenv("UCX_TLS");
+            const char *tl = !tr ? "default" : strstr(tr, "tcp") ? "tcp" : strstr(tr, "sm") ? "shm" : tr;
+            double remote = (double)sum_remote / o.reps, msgs = (double)sum_msgs / o.reps;
+            if (!o.csv) {
+                printf("# L=%.3f (measured %.3f): per chase %.1f MPI_Get round trips, %.1f one-way messages"
+                       " (AM, X-RDMA); first X-RDMA chase (code shipped): native %.0f us, bitcode %.0f us\n",
+                       o.loc[li], measured, remote, msgs, t_first_x[0], t_first_x[1]);
+                printf("# %-16s %8s %14s %14s %9s %9s %11s %8s\n", "Mode", "L", "Mean(us)", "Median(us)",
+                       "Speedup", "Spd(med)", "Per hop(us)", "Answers");
+            }
+            for (int m = 0; m < NMODES; ++m) {
+                if (!o.modes[m]) continue;
+                double sp = mean[m] > 0 ? mean[MODE_GET] / mean[m] : 0, spm = med[m] > 0 ? med[MODE_GET] / med[m] : 0;
+                if (o.csv)
+                    printf("xrdma_pointer_chase,%s,%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%s,%d,%.3f,%.3f,%.3f,%.3f,%.4f,"
+                           "%.1f,%.1f,%d\n",
+                           tl, g_size, npr, o.depth, o.loc[li], measured, mode_names[m], o.reps, mean[m], med[m], sp,
+                           spm, mean[m] / (double)o.depth, remote, m == MODE_GET ? 2 * remote : msgs, ok[m]);
+                else
+                    printf("  %-16s %8.3f %14.2f %14.2f %9.2f %9.2f %11.3f %4d/%-4d\n", mode_titles[m], o.loc[li],
+                           mean[m], med[m], sp, spm, mean[m] / (double)o.depth, ok[m], o.reps);
+            }
+            if (!o.csv) {
+                for (int r = 0; r < g_size; ++r)
+                    printf("# rank %d: ifunc ran %" PRIu64 " times (forwarded %" PRIu64 "), AM handler %" PRIu64
+                           " (forwarded %" PRIu64 ")\n",
+                           r, all[4 * r], all[4 * r + 1], all[4 * r + 2], all[4 * r + 3]);
+            }
+            for (int m = 0; m < NMODES; ++m)
+                if (o.modes[m] && ok[m] != o.reps) failed = 1;
+            fflush(stdout);
+        }
+        free(all);
+        for (int m = 0; m < NMODES; ++m) free(t[m]);
+        free(next);
+        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    if (g_rank == 0) printf("answers checked: %s\n", failed ? "FAILED" : "ok");
+
+    opal_progress_unregister(am_progress_hook);
+    MPIX_Ifunc_free(&f[0]);
+    MPIX_Ifunc_free(&f[1]);
+    MPI_Win_free(&win);
+    bench_ucx_fini(&am.b);
+    free(owned);
+    MPI_Finalize();
+    return failed ? 1 : 0;
+}

@@ -84,7 +84,7 @@ static void one_sided(int x, size_t size, long iters, long warmup)
         }
         osu_epoch_end(&o, w.win);
         nsamples[x] += iters;
-        MPI_Barrier(MPI_COMM_WORLD);
+        osu_origin_done(&o);
         return;
     }
     osu_target_serve(&o, w.win, warmup + iters);
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
         x_op(o.min_size);
         osu_batch_end(&o, w.win);
         osu_epoch_end(&o, w.win);
-        MPI_Barrier(MPI_COMM_WORLD);
+        osu_origin_done(&o);
     } else {
         osu_target_serve(&o, w.win, 1);
     }

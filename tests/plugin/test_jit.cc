@@ -230,9 +230,9 @@ TEST_P(Jit, CodeChoiceFollowsXrdmaCode)
     ucx_ifunc_h add = reg_mem(read_image("basic"), "add_u64");
     expect_add(add, 1, 5, 6);
     EXPECT_EQ(1u, peer_jit(1).compiles);
-    c.reset();
-    for (auto f : fs) ucx_ifunc_deregister(f);
+    for (auto f : fs) ucx_ifunc_deregister(f);  // before the context goes (ucx_ifunc.h)
     fs.clear();
+    c.reset();
     // XRDMA_CODE=native: a bitcode-only image is refused, naming its parts.
     setenv("XRDMA_CODE", "native", 1);
     start(1);
@@ -245,9 +245,9 @@ TEST_P(Jit, CodeChoiceFollowsXrdmaCode)
     expect_add(reg_mem(read_image("basic"), "add_u64"), 1, 1, 1);
     EXPECT_EQ(0u, peer_jit(1).compiles);
     // auto (the default) prefers native when the triple matches.
-    c.reset();
-    for (auto f : fs) ucx_ifunc_deregister(f);
+    for (auto f : fs) ucx_ifunc_deregister(f);  // before the context goes (ucx_ifunc.h)
     fs.clear();
+    c.reset();
     unsetenv("XRDMA_CODE");
     start(1);
     expect_add(reg_mem(read_image("basic"), "add_u64"), 1, 2, 2);

@@ -610,7 +610,7 @@ int main(int argc, char **argv)
         free(next);
         MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
-    if (g_rank == 0) printf("answers checked: %s\n", failed ? "FAILED" : "ok");
+    if (g_rank == 0) printf("%sanswers checked: %s\n", o.csv ? "# " : "", failed ? "FAILED" : "ok");
 
     opal_progress_unregister(am_progress_hook);
     MPIX_Ifunc_free(&f[0]);

@@ -8,5 +8,6 @@ include tests/plugin/peers.mk
 include tests/plugin/jit.mk
 include tests/hetero/local.mk
 include tests/mpi/local.mk
+include tests/multihost/local.mk
 include tests/examples/local.mk
 include tests/install/local.mk

@@ -5,6 +5,7 @@
 #include "log.h"
 
 #include <csetjmp>
+#include <pthread.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -154,11 +155,15 @@ void ensure_altstack()
         free(ss.ss_sp);
 }
 
+// Read once: on the hot path a getenv() scan of a large environment cost
+// more than the rest of the guard.
 double timeout_seconds()
 {
-    const char *v = config_get("XRDMA_IFUNC_TIMEOUT");
-    double s = atof(v);
-    return s > 0 ? s : 0;
+    static const double limit = [] {
+        double s = atof(config_get("XRDMA_IFUNC_TIMEOUT"));
+        return s > 0 ? s : 0.0;
+    }();
+    return limit;
 }
 
 void arm(Guard &g, double seconds)
@@ -200,7 +205,9 @@ int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
     g.info = FaultInfo{};
     double limit = timeout_seconds();
     int rc;
-    if (sigsetjmp(g.jump, 1) == 0) {
+    // No signal mask saved (that is a syscall per invocation): after a
+    // contained fault the handler's signal is unblocked by hand instead.
+    if (sigsetjmp(g.jump, 0) == 0) {
         g.active = 1;
         arm(g, limit);
         rc = call();
@@ -209,6 +216,10 @@ int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
     } else {
         disarm(g);
         *info = g.info;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, info->timeout ? kTimerSignal : info->signal);
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
         rc = -1;
     }
     g.code = outer_code;

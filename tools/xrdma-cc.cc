@@ -280,7 +280,10 @@ Plan make_plan(const Options &o, const std::string &tmpdir)
         // no native part
     } else if (!(any_c && any_cxx)) {
         // One language: one command compiles and links everything.
-        Command cmd = {any_cxx ? cxx_driver(clang) : clang, "-shared"};
+        // -nostartfiles: no crti/crtbeginS, so no DT_INIT, DT_FINI and
+        // .init_array/.fini_array entries of their own; targets refuse native
+        // parts that would run code when loaded or unloaded.
+        Command cmd = {any_cxx ? cxx_driver(clang) : clang, "-shared", "-nostartfiles"};
         cmd.insert(cmd.end(), common.begin(), common.end());
         cmd.insert(cmd.end(), o.user_flags.begin(), o.user_flags.end());
         for (const auto &s : o.sources) cmd.push_back(s.path);
@@ -289,7 +292,7 @@ Plan make_plan(const Options &o, const std::string &tmpdir)
     } else {
         // C and C++ mixed: clang++ would compile the C files as C++, so
         // compile each with its own driver, then link with clang++.
-        Command link = {cxx_driver(clang), "-shared", "-fPIC"};
+        Command link = {cxx_driver(clang), "-shared", "-nostartfiles", "-fPIC"};
         for (const auto &f : o.user_flags)
             if (!starts_with(f, "-I") && !starts_with(f, "-D") && !starts_with(f, "-U") &&
                 !starts_with(f, "-std="))

@@ -8,11 +8,12 @@ EXTRA_DIST += tests/plugin/ifuncs/basic.c tests/plugin/ifuncs/unresolved.c \
 	tests/plugin/peer_state.h tests/plugin/compat/counter.c
 tests/plugin/ifuncs/basic.xfn: tests/plugin/peer_state.h
 
-# An ifunc library in the published API's form, built like its users would.
+# An ifunc library in the published API's form, built like its users would
+# (without the C start files: targets refuse code that runs at load).
 check_DATA += tests/plugin/compat/counter.so
 CLEANFILES += tests/plugin/compat/counter.so
-tests/plugin/compat/counter.so: tests/plugin/compat/counter.c
-	$(AM_V_CC)$(MKDIR_P) $(@D) && $(CC) -shared -fPIC -O2 -o $@ $<
+tests/plugin/compat/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(CC) -shared -fPIC -nostartfiles -O2 -o $@ $<
 
 noinst_LTLIBRARIES += tests/plugin/libxrdma_testenv.la
 tests_plugin_libxrdma_testenv_la_SOURCES = tests/plugin/ucx_env.cc tests/plugin/ucx_env.h \

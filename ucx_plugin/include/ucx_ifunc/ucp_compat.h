@@ -11,7 +11,10 @@
  *                              void *payload, size_t *payload_size);
  * The whole library travels in each message (no GOT patching), and the
  * target loads it from memory: it never needs the library file. The target
- * caches loaded code by content hash.
+ * caches loaded code by content hash. Build the library without the C start
+ * files (`cc -shared -fPIC -nostartfiles`) and without constructors or
+ * destructors: a target refuses code that would run when it is loaded or
+ * unloaded (DT_INIT, .init_array, DT_FINI, .fini_array, IFUNC resolvers).
  */
 #ifndef UCX_IFUNC_UCP_COMPAT_H
 #define UCX_IFUNC_UCP_COMPAT_H

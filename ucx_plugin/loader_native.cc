@@ -33,7 +33,14 @@ public:
         else
             close(fd_);
     }
-    void *symbol(const std::string &name) const override { return dlsym(handle_, name.c_str()); }
+    // Only the object's own code: dlsym() on a handle also searches the
+    // object's dependencies, so an image listing an entry it does not define
+    // (say "memcpy") would otherwise be handed libc's function as its entry.
+    void *symbol(const std::string &name) const override
+    {
+        void *p = dlsym(handle_, name.c_str());
+        return p && contains(reinterpret_cast<uintptr_t>(p)) ? p : nullptr;
+    }
     bool contains(uintptr_t pc) const override
     {
         for (const auto &r : exec_)
@@ -71,6 +78,19 @@ private:
     std::vector<std::pair<uintptr_t, uintptr_t>> exec_;
 };
 
+std::string machine_name(uint16_t m)
+{
+    switch (m) {
+    case 62: return "62 (x86-64)";
+    case 183: return "183 (AArch64)";
+    case 3: return "3 (i386)";
+    case 40: return "40 (ARM)";
+    case 243: return "243 (RISC-V)";
+    case 21: return "21 (PowerPC64)";
+    default: return std::to_string(m);
+    }
+}
+
 std::string triples_of(const ImageView &img)
 {
     std::string s;
@@ -98,13 +118,33 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
     ucx_ifunc_status_t st = elf_inspect(part->data, part->size, &elf, why);
     if (st != UCX_IFUNC_OK) return st;
     if (elf.machine != elf_host_machine()) {
-        *why = "native part is ELF for machine " + std::to_string(elf.machine) +
-               ", this process runs on machine " + std::to_string(elf_host_machine());
+        *why = "native part is ELF for machine " + machine_name(elf.machine) + ", this process runs on machine " +
+               machine_name(elf_host_machine());
         return UCX_IFUNC_ERR_BAD_CODE;
     }
+    // Nothing of the image may run before an entry is called.
+    st = elf_check_load_code(elf, why);
+    if (st != UCX_IFUNC_OK) return st;
+    // An entry the code defines must be code (a missing one is NO_ENTRY
+    // when it is invoked).
+    for (const std::string_view entry : img.entries)
+        for (const ElfSymbol &sym : elf.dynsyms)
+            if (sym.defined && sym.name == entry && !sym.in_code) {
+                *why = "native part defines entry '" + sym.name + "' outside its code";
+                return UCX_IFUNC_ERR_BAD_CODE;
+            }
+    // What the image binds to in this process: its imports, and the symbols
+    // it defines itself but refers to through a relocation with default
+    // visibility: the loader looks those up in the process first, so a
+    // definition of, say, "system" would bind to the process's.
     std::vector<std::string> imports;
-    for (const ElfSymbol &sym : elf.dynsyms)
-        if (!sym.defined) imports.push_back(sym.name);
+    for (const ElfSymbol &sym : elf.dynsyms) {
+        if (!sym.defined)
+            imports.push_back(sym.name);
+        else if (sym.relocated && sym.bind != 0 /* STB_LOCAL */ && sym.visibility == 0 /* STV_DEFAULT */ &&
+                 dlsym(RTLD_DEFAULT, sym.name.c_str()))
+            imports.push_back(sym.name);
+    }
     st = policy_check_imports(imports, why);
     if (st != UCX_IFUNC_OK) return st;
 

@@ -1,0 +1,550 @@
+// Hostile input at a target (issue 6, "Bad input"): images that are
+// damaged or built to harm the process that loads them, and malformed wire
+// messages and frames. The origin registers the images with
+// UCX_IFUNC_REGISTER_NO_VERIFY, so the target must refuse them itself, each
+// with its own status and a message that says why, before any of their code
+// runs; every test ends with the target serving a valid invocation.
+#include "cluster.h"
+#include "image.h"
+#include "sha256.h"
+#include "wire.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
+
+using namespace xrdma_test;
+using xrdma::PartKind;
+
+namespace {
+
+std::vector<uint8_t> read_image(const std::string &name)
+{
+    std::ifstream in(Cluster::image_path(name), std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+uint64_t get(const std::vector<uint8_t> &b, size_t off, int width)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < width; ++i) v |= uint64_t(b.at(off + i)) << (8 * i);
+    return v;
+}
+void put(std::vector<uint8_t> &b, size_t off, int width, uint64_t v)
+{
+    for (int i = 0; i < width; ++i) b.at(off + i) = uint8_t(v >> (8 * i));
+}
+
+// Recompute the header's content hash (so that only the damage under test
+// is wrong, and each hostile image has a hash of its own).
+void fix_hash(std::vector<uint8_t> &img)
+{
+    static const uint8_t zeros[32] = {};
+    xrdma::Sha256 s;
+    s.update(img.data(), 32);
+    s.update(zeros, 32);
+    s.update(img.data() + 64, img.size() - 64);
+    auto h = s.finish();
+    memcpy(img.data() + 32, h.data(), 32);
+}
+
+// The native part of a test image.
+std::vector<uint8_t> native_of(const std::string &name)
+{
+    std::vector<uint8_t> img = read_image(name);
+    xrdma::ImageView v;
+    std::string why;
+    EXPECT_EQ(UCX_IFUNC_OK, xrdma::image_parse(img.data(), img.size(), &v, &why)) << why;
+    for (const auto &p : v.parts)
+        if (p.kind == PartKind::native_elf && p.triple == xrdma::host_triple())
+            return std::vector<uint8_t>(p.data, p.data + p.size);
+    ADD_FAILURE() << name << " has no native part for this host";
+    return {};
+}
+
+std::vector<uint8_t> image_of(const std::vector<std::string> &entries, PartKind kind, const std::vector<uint8_t> &code)
+{
+    return xrdma::image_build(entries, {{kind, xrdma::host_triple(), code}});
+}
+
+// Just enough of an ELF shared object to patch what the loader reads.
+struct Elf {
+    std::vector<uint8_t> b;
+    struct Load {
+        uint64_t off, vaddr, filesz;
+    };
+    std::vector<Load> loads;
+    uint64_t dyn_off = 0, dyn_size = 0;
+
+    explicit Elf(std::vector<uint8_t> so) : b(std::move(so))
+    {
+        const uint64_t phoff = get(b, 32, 8), phnum = get(b, 56, 2);
+        for (uint64_t i = 0; i < phnum; ++i) {
+            const size_t p = phoff + 56 * i;
+            const uint32_t type = uint32_t(get(b, p, 4));
+            if (type == 1) loads.push_back({get(b, p + 8, 8), get(b, p + 16, 8), get(b, p + 32, 8)});
+            if (type == 2) dyn_off = get(b, p + 8, 8), dyn_size = get(b, p + 32, 8);
+        }
+    }
+    size_t phdr(uint32_t type) const
+    {
+        const uint64_t phoff = get(b, 32, 8), phnum = get(b, 56, 2);
+        for (uint64_t i = 0; i < phnum; ++i)
+            if (get(b, phoff + 56 * i, 4) == type) return phoff + 56 * i;
+        return 0;
+    }
+    size_t off(uint64_t vaddr) const
+    {
+        for (const Load &l : loads)
+            if (vaddr >= l.vaddr && vaddr < l.vaddr + l.filesz) return size_t(l.off + vaddr - l.vaddr);
+        ADD_FAILURE() << "vaddr " << vaddr << " not in the file";
+        return 0;
+    }
+    // File offset of the dynamic entry with @p tag (0 if none).
+    size_t dyn_entry(uint64_t tag) const
+    {
+        for (uint64_t i = 0; i + 16 <= dyn_size; i += 16)
+            if (get(b, dyn_off + i, 8) == tag) return size_t(dyn_off + i);
+        return 0;
+    }
+    uint64_t dyn(uint64_t tag) const
+    {
+        size_t e = dyn_entry(tag);
+        EXPECT_NE(0u, e) << "no dynamic tag " << tag;
+        return e ? get(b, e + 8, 8) : 0;
+    }
+    // File offset of the first relocation (DT_RELA, then DT_JMPREL) of @p type.
+    size_t reloc(uint32_t type) const
+    {
+        for (auto t : {std::make_pair(7, 8), std::make_pair(23, 2)}) {
+            if (!dyn_entry(t.first)) continue;
+            const size_t at = off(dyn(t.first));
+            for (uint64_t i = 0; i < dyn(t.second); i += 24)
+                if (uint32_t(get(b, at + i + 8, 4)) == type) return at + i;
+        }
+        ADD_FAILURE() << "no relocation of type " << type;
+        return 0;
+    }
+};
+
+class Hostile : public ::testing::Test {
+protected:
+    void SetUp() override { use_transport("shm"); }
+    void start() { c = std::make_unique<Cluster>(1); }
+    void TearDown() override
+    {
+        for (auto f : fs) ucx_ifunc_deregister(f);
+        fs.clear();
+        c.reset();
+    }
+
+    ucx_ifunc_h reg(const std::vector<uint8_t> &img, const char *entry)
+    {
+        ucx_ifunc_h f = nullptr;
+        EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_mem(c->ctx, img.data(), img.size(), entry,
+                                                       UCX_IFUNC_REGISTER_NO_VERIFY, &f));
+        fs.push_back(f);
+        return f;
+    }
+    // Invoke @p img's @p entry at rank 1 and expect it refused with @p st,
+    // with @p words in the message, before any of its code ran.
+    void expect_refused(const std::vector<uint8_t> &img, const char *entry, ucx_ifunc_status_t st,
+                        const std::string &words)
+    {
+        const ucx_ifunc_stats_t before = c->peer_stats(1);
+        Result r = c->invoke(reg(img, entry), 1, nullptr, 0);
+        EXPECT_EQ(st, r.status) << ucx_ifunc_status_string(r.status) << ": " << r.message;
+        EXPECT_NE(std::string::npos, r.message.find(words)) << r.message;
+        EXPECT_EQ(1, r.rank);
+        ASSERT_TRUE(c->peer_alive(1)) << "the target died";
+        const ucx_ifunc_stats_t after = c->peer_stats(1);
+        EXPECT_EQ(before.executed, after.executed) << "refused code ran";
+        EXPECT_EQ(before.images_loaded, after.images_loaded) << "refused image was cached";
+    }
+    // The target still runs valid code after whatever happened before.
+    void expect_serving()
+    {
+        ucx_ifunc_h add = nullptr;
+        ASSERT_EQ(UCX_IFUNC_OK,
+                  ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "add_u64", &add));
+        fs.push_back(add);
+        uint64_t a[2] = {40, 2};
+        Result r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        uint64_t sum = 0;
+        ASSERT_EQ(8u, r.reply.size());
+        memcpy(&sum, r.reply.data(), 8);
+        EXPECT_EQ(42u, sum);
+        EXPECT_TRUE(c->peer_alive(1));
+    }
+
+    std::unique_ptr<Cluster> c;
+    std::vector<ucx_ifunc_h> fs;
+};
+
+// Image header offsets (man/xrdma-image.5).
+constexpr size_t kTotalSize = 16, kNEntries = 24, kNParts = 28, kHash = 32, kTables = 64;
+
+TEST_F(Hostile, OversizedLengths)
+{
+    setenv("XRDMA_MAX_IMAGE_SIZE", "200000", 1);  // for the target only
+    start();
+    unsetenv("XRDMA_MAX_IMAGE_SIZE");
+    const std::vector<uint8_t> good = read_image("basic");
+    const uint32_t n_entries = uint32_t(get(good, kNEntries, 4));
+    const size_t part0 = kTables + 8 * n_entries;
+
+    std::vector<uint8_t> img = good;
+    put(img, kTotalSize, 8, good.size() + 4096);  // says more than it has
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_TRUNCATED, "total_size");
+
+    img = good;
+    put(img, part0 + 24, 8, uint64_t(1) << 62);  // part 0's data_len
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "part 0 data");
+
+    img = good;
+    put(img, part0 + 16, 8, ~uint64_t(0) - 15);  // part 0's data_off: off + len wraps
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "part 0 data");
+
+    img = good;
+    put(img, kNEntries, 4, 0xffffffffu);
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "n_entries");
+
+    img = good;
+    put(img, kNParts, 4, 65);
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "n_parts");
+
+    img = good;
+    put(img, kTables + 4, 4, 0xffffffffu);  // entry 0's name_len
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "entry 0 name");
+
+    // Valid, but larger than the target's XRDMA_MAX_IMAGE_SIZE.
+    xrdma::ImageView v;
+    ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(good.data(), good.size(), &v, nullptr));
+    std::vector<uint8_t> so(v.parts[0].data, v.parts[0].data + v.parts[0].size);
+    img = xrdma::image_build({"add_u64"}, {{PartKind::native_elf, xrdma::host_triple(), so},
+                                           {PartKind(9), "padding", std::vector<uint8_t>(300000, 0)}});
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_DENIED, "XRDMA_MAX_IMAGE_SIZE");
+    expect_serving();
+}
+
+TEST_F(Hostile, OverlappingParts)
+{
+    start();
+    const std::vector<uint8_t> so = native_of("basic");
+    std::vector<uint8_t> img = xrdma::image_build(
+        {"add_u64"}, {{PartKind::native_elf, xrdma::host_triple(), so}, {PartKind(9), "other", std::vector<uint8_t>(64, 7)}});
+    const size_t part1 = kTables + 8 + 32;
+    put(img, part1 + 16, 8, get(img, kTables + 8 + 16, 8) + 100);  // part 1 inside part 0's code
+    fix_hash(img);
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_BAD_LENGTH, "overlaps");
+    expect_serving();
+}
+
+TEST_F(Hostile, HashMismatch)
+{
+    start();
+    std::vector<uint8_t> img = read_image("basic");
+    img[img.size() - 200] ^= 0x40;  // in the code; the header's hash stays
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_HASH_MISMATCH, "does not match");
+    img = read_image("basic");
+    for (size_t i = 0; i < 32; ++i) img[kHash + i] = uint8_t(i * 37 + 1);  // a hash of nothing
+    expect_refused(img, "add_u64", UCX_IFUNC_ERR_HASH_MISMATCH, "does not match");
+    expect_serving();
+}
+
+TEST_F(Hostile, ElfThatIsNotASharedObject)
+{
+    start();
+    for (auto t : {std::make_pair(2, "ET_EXEC"), std::make_pair(1, "ET_REL"), std::make_pair(4, "ET_CORE")}) {
+        std::vector<uint8_t> so = native_of("basic");
+        put(so, 16, 2, t.first);
+        expect_refused(image_of({"add_u64"}, PartKind::native_elf, so), "add_u64", UCX_IFUNC_ERR_BAD_CODE,
+                       std::string("not a shared object (") + t.second);
+    }
+    std::vector<uint8_t> junk(4096, 0x5a);
+    expect_refused(image_of({"add_u64"}, PartKind::native_elf, junk), "add_u64", UCX_IFUNC_ERR_BAD_CODE,
+                   "not an ELF file");
+    expect_serving();
+}
+
+TEST_F(Hostile, ElfForAnotherMachine)
+{
+    start();
+    std::vector<uint8_t> so = native_of("basic");
+    const bool x86 = xrdma::host_triple() == "x86_64-linux-gnu";
+    put(so, 18, 2, x86 ? 183 : 62);  // EM_AARCH64 on x86-64, EM_X86_64 on AArch64
+    expect_refused(image_of({"add_u64"}, PartKind::native_elf, so), "add_u64", UCX_IFUNC_ERR_BAD_CODE,
+                   x86 ? "machine 183 (AArch64)" : "machine 62 (x86-64)");
+    expect_serving();
+}
+
+// Code that would run when the image is loaded (or unloaded): constructors,
+// DT_INIT, destructors, IFUNC resolvers. Each traps, which would kill the
+// target, so "refused, target alive" also means "did not run".
+TEST_F(Hostile, CodeThatRunsAtLoadIsRefused)
+{
+    start();
+    struct Case {
+        const char *image, *entry, *words;
+    } cases[] = {
+        {"hostile_ctor", "ctor_victim", "DT_INIT_ARRAY (1 entry)"},
+        {"hostile_init", "init_victim", "DT_INIT"},
+        {"hostile_dtor", "dtor_victim", "DT_FINI_ARRAY (1 entry)"},
+        {"hostile_ifunc", "ifunc_victim", "IRELATIVE"},
+    };
+    for (const Case &k : cases) {
+        SCOPED_TRACE(k.image);
+        expect_refused(read_image(k.image), k.entry, UCX_IFUNC_ERR_BAD_CODE, k.words);
+    }
+    // The images xrdma-cc builds have none of it.
+    Result r = c->invoke(reg(read_image("basic"), "fail_with"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    expect_serving();
+}
+
+// A definition of its own that the loader binds to the process's symbol of
+// the same name is an import like any other.
+TEST_F(Hostile, DefinitionBoundToTheProcessIsAnImport)
+{
+    start();  // XRDMA_SYMBOLS=runtime
+    expect_refused(read_image("hostile_interpose"), "whoami", UCX_IFUNC_ERR_DENIED, "'getpid'");
+    expect_serving();
+    TearDown();
+    // Allowed, the call indeed reaches the target's getpid(), not the image's.
+    setenv("XRDMA_SYMBOLS", "all", 1);
+    start();
+    unsetenv("XRDMA_SYMBOLS");
+    Result r = c->invoke(reg(read_image("hostile_interpose"), "whoami"), 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    int pid = 0;
+    ASSERT_EQ(sizeof(pid), r.reply.size());
+    memcpy(&pid, r.reply.data(), sizeof(pid));
+    EXPECT_EQ(c->peer(1).pid, pid);
+    expect_serving();
+}
+
+// An entry the image lists but does not define is not looked up in the
+// libraries the image depends on (dlsym() would find libc's function).
+TEST_F(Hostile, EntryNotDefinedByTheImage)
+{
+    start();
+    const std::vector<uint8_t> img = image_of({"getpid"}, PartKind::native_elf, native_of("basic"));
+    Result r = c->invoke(reg(img, "getpid"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY, r.status) << ucx_ifunc_status_string(r.status) << ": " << r.message;
+    EXPECT_EQ(0u, c->peer_stats(1).executed);
+    expect_serving();
+}
+
+// Native parts built to make the dynamic loader harm the process: each would
+// crash, hang or weaken the target inside dlopen() or dlsym().
+TEST_F(Hostile, ElfThatMisleadsTheLoader)
+{
+    start();
+    const Elf good(native_of("basic"));
+    const bool x86 = xrdma::host_triple() == "x86_64-linux-gnu";
+    const uint32_t jump_slot = x86 ? 7 : 1026;
+    auto refused = [&](const Elf &e, const std::string &words) {
+        expect_refused(image_of({"add_u64"}, PartKind::native_elf, e.b), "add_u64", UCX_IFUNC_ERR_BAD_CODE, words);
+    };
+    {
+        SCOPED_TRACE("relocation into the code");
+        Elf e = good;
+        put(e.b, e.reloc(jump_slot), 8, e.loads.at(1).vaddr + 16);
+        refused(e, "outside the writable segments");
+    }
+    {
+        SCOPED_TRACE("relocation far outside the object");
+        Elf e = good;
+        put(e.b, e.reloc(jump_slot), 8, uint64_t(1) << 44);
+        refused(e, "outside the writable segments");
+    }
+    {
+        SCOPED_TRACE("relocation into the dynamic section");
+        Elf e = good;
+        const size_t strtab_entry = e.dyn_entry(5);  // DT_STRTAB's value, which the loader adjusts
+        const uint64_t dyn_vaddr = get(e.b, e.phdr(2) + 16, 8);
+        put(e.b, e.reloc(jump_slot), 8, dyn_vaddr + (strtab_entry - e.dyn_off) + 8);
+        refused(e, "dynamic section");
+    }
+    {
+        SCOPED_TRACE("hash chain that loops");
+        Elf e = good;
+        const size_t h = e.off(e.dyn(4));  // DT_HASH
+        const uint32_t nbucket = uint32_t(get(e.b, h, 4));
+        uint32_t first = 0;
+        for (uint32_t i = 0; i < nbucket && !first; ++i) first = uint32_t(get(e.b, h + 8 + 4 * i, 4));
+        ASSERT_NE(0u, first);
+        put(e.b, h + 8 + 4 * nbucket + 4 * first, 4, first);  // chain[first] = first
+        refused(e, "loops");
+    }
+    {
+        SCOPED_TRACE("executable stack");
+        Elf e = good;
+        const size_t ph = e.phdr(0x6474e551);  // PT_GNU_STACK
+        ASSERT_NE(0u, ph);
+        put(e.b, ph + 4, 4, get(e.b, ph + 4, 4) | 1);
+        refused(e, "executable stack");
+    }
+    {
+        SCOPED_TRACE("DT_NEEDED with a path");
+        Elf e = good;
+        const size_t name = e.off(e.dyn(5)) + e.dyn(1);  // DT_STRTAB + DT_NEEDED
+        ASSERT_EQ(0, memcmp(&e.b[name], "libc.so.6", 10));
+        memcpy(&e.b[name], "/tmp/c.so", 9);
+        refused(e, "is a path");
+    }
+    {
+        SCOPED_TRACE("version index out of range");
+        Elf e = good;
+        put(e.b, e.off(e.dyn(0x6ffffff0)) + 2, 2, 0x7ff0);  // DT_VERSYM[1]
+        refused(e, "version index");
+    }
+    {
+        SCOPED_TRACE("dynamic section without an end");
+        Elf e = good;
+        for (uint64_t i = 0; i + 16 <= e.dyn_size; i += 16)
+            if (get(e.b, e.dyn_off + i, 8) == 0) put(e.b, e.dyn_off + i, 8, 21);  // DT_NULL -> DT_DEBUG
+        refused(e, "DT_NULL");
+    }
+    {
+        SCOPED_TRACE("symbol index past the symbol table");
+        Elf e = good;
+        const size_t r = e.reloc(jump_slot);
+        put(e.b, r + 12, 4, 0x7fffffff);
+        refused(e, "symbols");
+    }
+    expect_serving();
+}
+
+TEST_F(Hostile, BitcodeThatIsNotBitcode)
+{
+    start();
+    std::vector<uint8_t> junk(2048);
+    for (size_t i = 0; i < junk.size(); ++i) junk[i] = uint8_t(i * 131 + 7);
+    expect_refused(image_of({"add_u64"}, PartKind::llvm_bitcode, junk), "add_u64", UCX_IFUNC_ERR_BAD_CODE,
+                   "not valid LLVM bitcode");
+    // The bitcode magic and then nothing sensible.
+    std::vector<uint8_t> fake = {'B', 'C', 0xc0, 0xde};
+    fake.insert(fake.end(), junk.begin(), junk.begin() + 100);
+    expect_refused(image_of({"add_u64"}, PartKind::llvm_bitcode, fake), "add_u64", UCX_IFUNC_ERR_BAD_CODE,
+                   "not valid LLVM bitcode");
+    // An ELF object where bitcode should be.
+    expect_refused(image_of({"add_u64"}, PartKind::llvm_bitcode, native_of("basic")), "add_u64",
+                   UCX_IFUNC_ERR_BAD_CODE, "not valid LLVM bitcode");
+    expect_refused(image_of({"add_u64"}, PartKind::llvm_bitcode, {}), "add_u64", UCX_IFUNC_ERR_BAD_CODE, "empty");
+    expect_serving();
+}
+
+// Malformed invocations straight on the wire (not through the origin's
+// library, which never sends them): dropped or answered with PROTOCOL.
+TEST_F(Hostile, MalformedInvocations)
+{
+    start();
+    const ucx_ifunc_stats_t before = c->peer_stats(1);
+    auto send_raw = [&](const void *hdr, size_t hdr_len, const std::vector<uint8_t> &data) {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(c->peer(1).ep, xrdma::kAmInvoke, hdr, hdr_len, data.data(), data.size(), &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(c->env.worker);
+            ucp_request_free(r);
+        }
+    };
+    xrdma::InvokeHdr h{};
+    h.magic = xrdma::kInvokeMagic;
+    h.version = xrdma::kWireVersion;
+    h.entry_len = 7;
+    h.origin_rank = 0;
+    h.req_id = 1u << 30;  // no request of the origin's
+    const std::vector<uint8_t> entry = {'a', 'd', 'd', '_', 'u', '6', '4'};
+    int sent = 0;
+    xrdma::InvokeHdr b = h;
+    b.image_len = ~uint64_t(0);  // without the code flag, and more than there is
+    send_raw(&b, sizeof(b), entry), ++sent;
+    b = h;
+    b.flags = xrdma::kHasCode;
+    b.image_len = ~uint64_t(0) - 6;  // entry + image + args wrap around
+    b.args_len = 7;
+    send_raw(&b, sizeof(b), entry), ++sent;
+    b = h;
+    b.entry_len = 0;
+    send_raw(&b, sizeof(b), entry), ++sent;
+    b = h;
+    b.magic = 0x12345678;
+    send_raw(&b, sizeof(b), entry), ++sent;
+    send_raw(&h, sizeof(h) - 1, entry), ++sent;  // short header
+    b = h;
+    b.args_len = 0xffffffffu;  // args beyond the data
+    send_raw(&b, sizeof(b), entry), ++sent;
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= before.rejected + sent; }, 30))
+        << "the target did not reject all malformed invocations";
+    EXPECT_EQ(before.executed, c->peer_stats(1).executed);
+    expect_serving();
+}
+
+// Malformed put-and-poll frames in the target's buffer, with a valid
+// checksum so that they are taken as complete: each is consumed and dropped.
+TEST_F(Hostile, MalformedFrames)
+{
+    start();
+    c->ctrl(1, {'P', 1});
+    auto put_frame = [&](std::vector<uint8_t> f) {
+        xrdma::FrameHdr h;
+        memcpy(&h, f.data(), sizeof(h));
+        h.ready = xrdma::kFrameReady;
+        h.nonce = 0x1234567;
+        memcpy(f.data(), &h, sizeof(h));
+        if (h.frame_size >= sizeof(h) + 8 && h.frame_size <= f.size()) {
+            memcpy(&f[h.frame_size - 8], &h.nonce, 8);
+            uint64_t sum = xrdma::frame_checksum(f.data(), h.frame_size);
+            memcpy(&f[offsetof(xrdma::FrameHdr, checksum)], &sum, 8);
+        }
+        const ucx_ifunc_stats_t before = c->peer_stats(1);
+        ucp_request_param_t p{};
+        ucs_status_ptr_t r = ucp_put_nbx(c->peer(1).ep, f.data(), f.size(), c->peer(1).buffer, c->peer(1).rkey, &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(c->env.worker);
+            ucp_request_free(r);
+        }
+        c->env.flush(c->peer(1).ep);
+        EXPECT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected > before.rejected; }, 30))
+            << "frame not rejected";
+    };
+    auto frame = [](uint32_t size, uint16_t entry_len, uint32_t args_off, uint32_t args_len, uint64_t image_len,
+                    uint8_t flags) {
+        std::vector<uint8_t> f(4096, 0);
+        xrdma::FrameHdr h{};
+        h.frame_size = size;
+        h.version = xrdma::kWireVersion;
+        h.flags = flags;
+        h.entry_len = entry_len;
+        h.args_off = args_off;
+        h.args_len = args_len;
+        h.image_len = image_len;
+        memcpy(f.data(), &h, sizeof(h));
+        memcpy(&f[sizeof(h)], "add_u64", 7);
+        return f;
+    };
+    put_frame(frame(256, 7, 96, 0xffffffffu, 0, 0));            // args past the frame
+    put_frame(frame(256, 7, 104, 8, 0, 0));                     // args not 16-aligned
+    put_frame(frame(256, 7, 96, 8, 1u << 20, xrdma::kFrameHasCode));  // image past the frame
+    put_frame(frame(256, 7, 96, 8, 40, 0));                     // image length without code
+    put_frame(frame(256, 0, 96, 8, 0, 0));                      // no entry
+    put_frame(frame(256, 7, 96, 8, 0, xrdma::kFrameHasCode | 0)); // "code" of 0 bytes
+    c->ctrl(1, {'P', 0});
+    EXPECT_EQ(0u, c->peer_stats(1).executed);
+    expect_serving();
+}
+
+}  // namespace

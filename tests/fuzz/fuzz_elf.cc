@@ -1,0 +1,8 @@
+// libFuzzer entry point of the elf harness (tests/fuzz/harness.cc).
+#include "harness.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    xrdma_fuzz::fuzz_elf(data, size);
+    return 0;
+}

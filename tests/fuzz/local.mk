@@ -1,0 +1,69 @@
+# Fuzzing what other processes send (issue 6, "Bad input"): libFuzzer
+# targets for the image parser, the ELF reader and the wire decoders.
+#
+#   make fuzz                      build the targets with clang, run each
+#   make fuzz FUZZ_SECONDS=600     ... for 10 minutes each (default 60)
+#   make fuzz FUZZ_TARGETS=elf     ... only some of them (image elf wire)
+#
+# The targets are built only by `make fuzz` (they need clang-14 and its
+# libFuzzer runtime: tests/fuzz/install-fuzz-deps.sh installs them). Seeds
+# are generated from the test images (xrdma-cc) and valid wire messages;
+# the growing corpus stays in tests/fuzz/corpus/<target> of the build tree,
+# crashing inputs land in tests/fuzz/artifacts/<target>. Every input that
+# ever crashed is kept in tests/fuzz/regressions/<target> and replayed by
+# `make check` (test_fuzz_regressions, normal compiler).
+
+check_PROGRAMS += tests/fuzz/test_fuzz_regressions
+TESTS += tests/fuzz/test_fuzz_regressions
+tests_fuzz_test_fuzz_regressions_SOURCES = tests/fuzz/test_fuzz_regressions.cc \
+	tests/fuzz/harness.cc tests/fuzz/harness.h
+tests_fuzz_test_fuzz_regressions_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
+tests_fuzz_test_fuzz_regressions_LDFLAGS = -no-install
+EXTRA_DIST += tests/fuzz/regressions tests/fuzz/install-fuzz-deps.sh \
+	tests/fuzz/fuzz_image.cc tests/fuzz/fuzz_elf.cc tests/fuzz/fuzz_wire.cc
+
+# The seed generator: normal compiler, built on demand only.
+EXTRA_PROGRAMS = tests/fuzz/make_seeds
+tests_fuzz_make_seeds_SOURCES = tests/fuzz/make_seeds.cc tests/fuzz/harness.h
+tests_fuzz_make_seeds_LDADD = libucx_ifunc.la
+tests_fuzz_make_seeds_LDFLAGS = -no-install
+
+FUZZ_SECONDS = 60
+FUZZ_TARGETS = image elf wire
+FUZZ_CXX = clang++-14
+FUZZ_FLAGS = -std=c++17 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# The decoders under test, compiled into each target with instrumentation.
+FUZZ_DECODERS = $(srcdir)/ucx_plugin/image.cc $(srcdir)/ucx_plugin/sha256.cc \
+	$(srcdir)/ucx_plugin/elf_reader.cc $(srcdir)/ucx_plugin/wire.cc
+FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuzz/harness.h \
+	$(wildcard $(srcdir)/ucx_plugin/*.h)
+FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(AM_CPPFLAGS) -o $@ \
+	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS)
+CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/seeds.stamp
+
+tests/fuzz/fuzz_image: $(srcdir)/tests/fuzz/fuzz_image.cc $(FUZZ_DEPS)
+	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_image.cc
+tests/fuzz/fuzz_elf: $(srcdir)/tests/fuzz/fuzz_elf.cc $(FUZZ_DEPS)
+	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_elf.cc
+tests/fuzz/fuzz_wire: $(srcdir)/tests/fuzz/fuzz_wire.cc $(FUZZ_DEPS)
+	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_wire.cc
+
+tests/fuzz/seeds.stamp: tests/fuzz/make_seeds$(EXEEXT) $(TEST_IFUNC_IMAGES)
+	$(AM_V_GEN)rm -rf tests/fuzz/seeds && tests/fuzz/make_seeds$(EXEEXT) tests/fuzz/seeds $(TEST_IFUNC_IMAGES) && touch $@
+
+fuzz-check-deps:
+	@command -v $(FUZZ_CXX) >/dev/null && echo 'int main(){}' | $(FUZZ_CXX) -fsanitize=fuzzer-no-link,address -x c++ - -o /dev/null 2>/dev/null || { \
+	  echo "make fuzz needs $(FUZZ_CXX) with its sanitizer runtimes: run $(srcdir)/tests/fuzz/install-fuzz-deps.sh"; exit 1; }
+
+fuzz: fuzz-check-deps
+	@$(MAKE) $(AM_MAKEFLAGS) tests/fuzz/seeds.stamp $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	  $(MKDIR_P) tests/fuzz/corpus/$$t tests/fuzz/artifacts/$$t || exit 1; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s (crashes go to tests/fuzz/artifacts/$$t/)"; \
+	  tests/fuzz/fuzz_$$t $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=tests/fuzz/artifacts/$$t/ tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
+	    $(srcdir)/tests/fuzz/regressions/$$t || exit 1; \
+	done
+.PHONY: fuzz fuzz-check-deps

@@ -1,0 +1,90 @@
+// Replays every input kept in tests/fuzz/regressions/<target>/ through the
+// fuzz harness of that target (tests/fuzz/harness.cc), built with the normal
+// compiler: each input runs in a child process of its own, which must exit
+// normally within the time limit (a crash, an abort from a broken invariant
+// or a hang fails the test and names the file).
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <functional>
+#include <signal.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+std::string regressions_dir()
+{
+    const char *s = getenv("XRDMA_TEST_SRCDIR");
+    return std::string(s ? s : ".") + "/tests/fuzz/regressions";
+}
+
+std::vector<std::string> files_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    DIR *d = opendir(dir.c_str());
+    if (!d) return out;
+    while (struct dirent *e = readdir(d))
+        if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);
+    closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<uint8_t> read_file(const std::string &path)
+{
+    std::vector<uint8_t> out;
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return out;
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
+    fclose(f);
+    return out;
+}
+
+// "" if the harness ran the file cleanly, else what went wrong.
+std::string replay(const std::string &path, void (*harness)(const uint8_t *, size_t))
+{
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid < 0) return "fork failed";
+    if (pid == 0) {
+        alarm(30);
+        std::vector<uint8_t> in = read_file(path);
+        harness(in.data(), in.size());
+        _exit(0);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+    if (WIFSIGNALED(status))
+        return WTERMSIG(status) == SIGALRM ? "hung (no result within 30 s)"
+                                           : std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+void replay_all(const std::string &target, void (*harness)(const uint8_t *, size_t))
+{
+    const std::vector<std::string> files = files_in(regressions_dir() + "/" + target);
+    if (files.empty()) GTEST_SKIP() << "no inputs kept in " << regressions_dir() << "/" << target;
+    for (const std::string &f : files) {
+        std::string what = replay(f, harness);
+        EXPECT_EQ("", what) << f;
+    }
+    printf("%zu %s inputs replayed\n", files.size(), target.c_str());
+}
+
+TEST(FuzzRegressions, Image) { replay_all("image", xrdma_fuzz::fuzz_image); }
+TEST(FuzzRegressions, Elf) { replay_all("elf", xrdma_fuzz::fuzz_elf); }
+TEST(FuzzRegressions, Wire) { replay_all("wire", xrdma_fuzz::fuzz_wire); }
+
+}  // namespace

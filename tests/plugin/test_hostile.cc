@@ -334,7 +334,8 @@ TEST_F(Hostile, DefinitionBoundToTheProcessIsAnImport)
 }
 
 // An entry the image lists but does not define is not looked up in the
-// libraries the image depends on (dlsym() would find libc's function).
+// libraries the image depends on (dlsym() would find libc's function), nor
+// in the process.
 TEST_F(Hostile, EntryNotDefinedByTheImage)
 {
     start();
@@ -342,6 +343,19 @@ TEST_F(Hostile, EntryNotDefinedByTheImage)
     Result r = c->invoke(reg(img, "getpid"), 1, nullptr, 0);
     EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY, r.status) << ucx_ifunc_status_string(r.status) << ": " << r.message;
     EXPECT_EQ(0u, c->peer_stats(1).executed);
+    {
+        // Nor in the process's symbols, for bitcode (the JIT links against them).
+        std::vector<uint8_t> img0 = read_image("basic");
+        xrdma::ImageView v;
+        ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(img0.data(), img0.size(), &v, nullptr));
+        std::vector<uint8_t> bc;
+        for (const auto &p : v.parts)
+            if (p.kind == PartKind::llvm_bitcode && p.triple == xrdma::host_triple()) bc.assign(p.data, p.data + p.size);
+        ASSERT_FALSE(bc.empty());
+        const std::vector<uint8_t> img2 = image_of({"getpid"}, PartKind::llvm_bitcode, bc);
+        Result r2 = c->invoke(reg(img2, "getpid"), 1, nullptr, 0);
+        EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY, r2.status) << ucx_ifunc_status_string(r2.status) << ": " << r2.message;
+    }
     expect_serving();
 }
 

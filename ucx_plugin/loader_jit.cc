@@ -606,6 +606,22 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         } else {
             consumeError(lazy.takeError());
         }
+        // The libraries a library-list part names are loaded before the
+        // bitcode is linked: their constructors run, so the policy decides.
+        for (const PartView &p : img.parts) {
+            if (p.kind != PartKind::library_list) continue;
+            std::string list(reinterpret_cast<const char *>(p.data), p.size);
+            for (size_t b = 0, e; b < list.size(); b = e + 1) {
+                e = std::min(list.find('\n', b), list.size());
+                std::string line = list.substr(b, e - b);
+                line = line.substr(0, line.find('#'));
+                while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+                while (!line.empty() && isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
+                if (line.empty()) continue;
+                ucx_ifunc_status_t st = policy_check_library(line, why);
+                if (st != UCX_IFUNC_OK) return st;
+            }
+        }
     }
     std::string err;
     Jit *jit = the_jit(&err);

@@ -147,6 +147,11 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
     }
     st = policy_check_imports(imports, why);
     if (st != UCX_IFUNC_OK) return st;
+    // Libraries it would make the loader load (and run the constructors of).
+    for (const std::string &lib : elf.needed) {
+        st = policy_check_library(lib, why);
+        if (st != UCX_IFUNC_OK) return st;
+    }
 
     int fd = memfd_create(("xrdma:" + label).c_str(), MFD_CLOEXEC);
     if (fd < 0) {

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "log.h"
 
+#include <dlfcn.h>
 #include <fstream>
 #include <mutex>
 #include <unordered_set>
@@ -80,6 +81,23 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
         }
     }
     return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *why)
+{
+    const Policy &p = policy();
+    if (p.all) return UCX_IFUNC_OK;
+    // RTLD_NOLOAD only finds an object already there (by name, or as the
+    // same file); it loads and runs nothing.
+    if (!name.empty()) {
+        if (void *h = dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+            dlclose(h);
+            return UCX_IFUNC_OK;
+        }
+    }
+    *why = "library '" + name + "' is not loaded in this process, and XRDMA_SYMBOLS=" + p.name +
+           " lets injected code use only what the process has (XRDMA_SYMBOLS=all allows loading it)";
+    return UCX_IFUNC_ERR_DENIED;
 }
 
 }  // namespace xrdma

@@ -16,4 +16,12 @@ namespace xrdma {
 // symbol the policy refuses.
 ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports, std::string *why);
 
+// Whether injected code may make this process load library @p name (a
+// native part's DT_NEEDED, a line of an image's library list). Loading a
+// library runs its constructors and adds its symbols: with
+// XRDMA_SYMBOLS=all anything goes; under the other policies only a library
+// the process has already loaded (nothing new runs), else
+// UCX_IFUNC_ERR_DENIED with @p why naming it.
+ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *why);
+
 }  // namespace xrdma

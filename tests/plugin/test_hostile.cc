@@ -440,27 +440,45 @@ TEST_F(Hostile, ElfThatMisleadsTheLoader)
     expect_serving();
 }
 
-// KNOWN HOLE, disabled until loader_jit.cc restricts library lists: a
-// library-list part (kind 3) makes the target dlopen() every name it holds,
-// RTLD_GLOBAL, before the bitcode's imports are even linked: any path, any
-// installed library and its constructors, whatever XRDMA_SYMBOLS says.
-// Naming libasan.so.8 kills the target (its constructor exits because it
-// is not first in the process). Expected: refused with DENIED (or only
-// libraries already loaded, or only under XRDMA_SYMBOLS=all), target alive.
-TEST_F(Hostile, DISABLED_LibraryListLoadsNothingTheTargetDidNotChoose)
+// Loading a library runs its constructors: an image may name only
+// libraries the target has already loaded, unless XRDMA_SYMBOLS=all - in a
+// native part's DT_NEEDED, and in a library-list part (kind 3), which the
+// JIT used to dlopen() whatever it held: naming libasan.so.8 killed the
+// target (its constructor exits when it is not first in the process).
+TEST_F(Hostile, LibrariesTheTargetHasNotLoaded)
 {
     start();
-    std::vector<uint8_t> basic = read_image("basic");
-    xrdma::ImageView v;
-    ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(basic.data(), basic.size(), &v, nullptr));
-    std::vector<uint8_t> bc;
-    for (const auto &p : v.parts)
-        if (p.kind == PartKind::llvm_bitcode && p.triple == xrdma::host_triple()) bc.assign(p.data, p.data + p.size);
-    ASSERT_FALSE(bc.empty());
-    const std::string list = "libasan.so.8\n";
-    const auto img = xrdma::image_build({"add_u64"}, {{PartKind::llvm_bitcode, xrdma::host_triple(), bc},
-                                                      {PartKind::library_list, "any", {list.begin(), list.end()}}});
-    expect_refused(img, "add_u64", UCX_IFUNC_ERR_DENIED, "libasan.so.8");
+    {
+        SCOPED_TRACE("DT_NEEDED");
+        Elf e(native_of("basic"));
+        // A spare DT_NULL at the end of the dynamic section becomes a second
+        // DT_NEEDED, naming "c.so.6" (the tail of "libc.so.6").
+        size_t spare = 0;
+        for (uint64_t i = 0; i + 32 <= e.dyn_size; i += 16)
+            if (get(e.b, e.dyn_off + i, 8) == 0 && get(e.b, e.dyn_off + i + 16, 8) == 0) {
+                spare = size_t(e.dyn_off + i);
+                break;
+            }
+        ASSERT_NE(0u, spare) << "no spare dynamic entry";
+        put(e.b, spare, 8, 1);
+        put(e.b, spare + 8, 8, e.dyn(1) + 3);
+        expect_refused(image_of({"add_u64"}, PartKind::native_elf, e.b), "add_u64", UCX_IFUNC_ERR_DENIED,
+                       "library 'c.so.6' is not loaded");
+    }
+    {
+        SCOPED_TRACE("library list");
+        std::vector<uint8_t> basic = read_image("basic");
+        xrdma::ImageView v;
+        ASSERT_EQ(UCX_IFUNC_OK, xrdma::image_parse(basic.data(), basic.size(), &v, nullptr));
+        std::vector<uint8_t> bc;
+        for (const auto &p : v.parts)
+            if (p.kind == PartKind::llvm_bitcode && p.triple == xrdma::host_triple()) bc.assign(p.data, p.data + p.size);
+        ASSERT_FALSE(bc.empty());
+        const std::string list = "# needs\nlibc.so.6\n  libasan.so.8  # sanitizer\n";
+        const auto img = xrdma::image_build({"add_u64"}, {{PartKind::llvm_bitcode, xrdma::host_triple(), bc},
+                                                          {PartKind::library_list, "any", {list.begin(), list.end()}}});
+        expect_refused(img, "add_u64", UCX_IFUNC_ERR_DENIED, "library 'libasan.so.8' is not loaded");
+    }
     expect_serving();
 }
 

@@ -11,3 +11,4 @@ include tests/mpi/local.mk
 include tests/multihost/local.mk
 include tests/examples/local.mk
 include tests/install/local.mk
+include tests/soak/local.mk

@@ -12,3 +12,4 @@ include tests/multihost/local.mk
 include tests/examples/local.mk
 include tests/install/local.mk
 include tests/soak/local.mk
+include tests/sanitize/local.mk

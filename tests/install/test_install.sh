@@ -37,8 +37,13 @@ check "PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' \
        mpicc '$src/tests/install/hello_xrdma.c' \$(PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' pkg-config --cflags --libs mpix-xrdma) -o hello2" \
       "mpicc app.c \$(pkg-config --cflags --libs mpix-xrdma)"
 read -ra flags <"$src/scripts/mpirun-flags"
+# A sanitizer build's library needs the ASan/TSan runtime loaded first, which
+# a program built without -fsanitize does not do: preload it for the ranks.
 for exe in hello1 hello2; do
     [ -x "$exe" ] || continue
-    check "timeout -k 5 120 mpirun ${flags[*]} -x LD_LIBRARY_PATH -n 2 ./$exe sum.xfn" "$exe runs and its answer checks"
+    preload=""
+    rt=$(ldd "./$exe" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+    [ -n "$rt" ] && preload="-x LD_PRELOAD=$rt"
+    check "timeout -k 5 120 mpirun ${flags[*]} $preload -x LD_LIBRARY_PATH -n 2 ./$exe sum.xfn" "$exe runs and its answer checks"
 done
 exit $fail

@@ -26,7 +26,12 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
 	ompi_ext/xrdma/core/progress_hook.cc
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
-libmpix_xrdma_core_la_LIBADD = libucx_ifunc.la $(MPI_LIBS) -lopen-pal $(HWLOC_LIBS) $(UCX_LIBS)
+# No -lopen-pal: opal_progress_register (progress_hook.cc) binds to the
+# libopen-pal that the program's libmpi loads. As a needed entry of the core
+# it would be looked up on the core's own run path first and, with an Open
+# MPI installed elsewhere than the one XRDMA was built against, bring the
+# system's libopen-pal.so.40 in beside that Open MPI's libmpi.
+libmpix_xrdma_core_la_LIBADD = libucx_ifunc.la $(MPI_LIBS) $(HWLOC_LIBS) $(UCX_LIBS)
 libmpix_xrdma_core_la_LDFLAGS = -version-info 0:0:0
 
 libmpix_xrdma_la_SOURCES = \

@@ -479,12 +479,24 @@ ucx_ifunc_status_t Reader::program_headers()
             // glibc would make the stacks of every thread of the process executable.
             if (flags & PF_X) return bad(why_, "ELF: asks for an executable stack (PT_GNU_STACK with PF_X)");
             break;
-        case PT_GNU_RELRO:
-            // Made read-only after relocation: it must not reach other mappings.
-            if (memsz && !segment_of(vaddr, memsz, true))
+        case PT_GNU_RELRO: {
+            // The loader makes [page_down(vaddr), page_down(vaddr + memsz))
+            // read-only after relocation (lld rounds memsz up to the page):
+            // those pages must be one segment's, not other mappings.
+            if (memsz == 0) break;
+            const uint64_t lo = vaddr / page_ * page_, hi = (vaddr + memsz) / page_ * page_;
+            bool inside = vaddr < kMaxVaddr && memsz <= kMaxVaddr;
+            if (inside) {
+                inside = false;
+                for (const Load &l : loads_)
+                    if (lo >= l.vaddr / page_ * page_ && hi <= (l.vaddr + l.memsz + page_ - 1) / page_ * page_)
+                        inside = true;
+            }
+            if (!inside)
                 return bad(why_, "ELF: read-only-after-relocation range (PT_GNU_RELRO) [" + hex(vaddr) + ", +" +
-                                     std::to_string(memsz) + ") lies outside a loaded segment");
+                                     std::to_string(memsz) + ") reaches beyond the pages of its segment");
             break;
+        }
         case PT_PHDR:
             // dl_iterate_phdr() (and the unwinder) read the headers there.
             if (offset != phoff_ || filesz < phnum_ * kPhdrSize || !segment_of(vaddr, phnum_ * kPhdrSize))

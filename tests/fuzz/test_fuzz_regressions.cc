@@ -2,8 +2,12 @@
 // fuzz harness of that target (tests/fuzz/harness.cc), built with the normal
 // compiler: each input runs in a child process of its own, which must exit
 // normally within the time limit (a crash, an abort from a broken invariant
-// or a hang fails the test and names the file).
+// or a hang fails the test and names the file). An input named valid-*
+// must moreover be accepted by the decoder (a false refusal, kept).
 #include "harness.h"
+
+#include "elf_reader.h"
+#include "image.h"
 
 #include <gtest/gtest.h>
 
@@ -51,8 +55,18 @@ std::vector<uint8_t> read_file(const std::string &path)
     return out;
 }
 
+// Inputs named valid-* are ones a decoder once refused wrongly: they must
+// be accepted, not only survive.
+bool accepted(const std::string &target, const std::vector<uint8_t> &in)
+{
+    std::string why;
+    if (target == "elf") return xrdma::elf_inspect(in.data(), in.size(), nullptr, &why) == UCX_IFUNC_OK;
+    if (target == "image") return xrdma::image_parse(in.data(), in.size(), nullptr, &why) == UCX_IFUNC_OK;
+    return true;
+}
+
 // "" if the harness ran the file cleanly, else what went wrong.
-std::string replay(const std::string &path, void (*harness)(const uint8_t *, size_t))
+std::string replay(const std::string &target, const std::string &path, void (*harness)(const uint8_t *, size_t))
 {
     fflush(nullptr);
     pid_t pid = fork();
@@ -61,11 +75,14 @@ std::string replay(const std::string &path, void (*harness)(const uint8_t *, siz
         alarm(30);
         std::vector<uint8_t> in = read_file(path);
         harness(in.data(), in.size());
+        const std::string base = path.substr(path.find_last_of('/') + 1);
+        if (base.compare(0, 6, "valid-") == 0 && !accepted(target, in)) _exit(3);
         _exit(0);
     }
     int status = 0;
     if (waitpid(pid, &status, 0) != pid) return "waitpid failed";
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return "refused, but it is valid";
     if (WIFSIGNALED(status))
         return WTERMSIG(status) == SIGALRM ? "hung (no result within 30 s)"
                                            : std::string("killed by signal ") + strsignal(WTERMSIG(status));
@@ -77,7 +94,7 @@ void replay_all(const std::string &target, void (*harness)(const uint8_t *, size
     const std::vector<std::string> files = files_in(regressions_dir() + "/" + target);
     if (files.empty()) GTEST_SKIP() << "no inputs kept in " << regressions_dir() << "/" << target;
     for (const std::string &f : files) {
-        std::string what = replay(f, harness);
+        std::string what = replay(target, f, harness);
         EXPECT_EQ("", what) << f;
     }
     printf("%zu %s inputs replayed\n", files.size(), target.c_str());

@@ -482,6 +482,25 @@ TEST_F(Hostile, LibrariesTheTargetHasNotLoaded)
     expect_serving();
 }
 
+// The checks refuse what the loader would misread, not the shapes linkers
+// produce: the same code linked with other options loads and runs.
+TEST_F(Hostile, OtherLinkOptionsStillLoad)
+{
+    start();
+    for (const char *name : {"linkopt_now", "linkopt_verdef"}) {
+        SCOPED_TRACE(name);
+        ucx_ifunc_h f = reg(read_image(name), "add_u64");
+        uint64_t a[2] = {20, 3};
+        Result r = c->invoke(f, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        uint64_t sum = 0;
+        ASSERT_EQ(8u, r.reply.size());
+        memcpy(&sum, r.reply.data(), 8);
+        EXPECT_EQ(23u, sum);
+    }
+    expect_serving();
+}
+
 TEST_F(Hostile, BitcodeThatIsNotBitcode)
 {
     start();

@@ -41,7 +41,7 @@ FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuz
 	$(wildcard $(srcdir)/ucx_plugin/*.h)
 FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(AM_CPPFLAGS) -o $@ \
 	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS)
-CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/seeds.stamp
+CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/seeds.stamp tests/fuzz/seed.map
 
 tests/fuzz/fuzz_image: $(srcdir)/tests/fuzz/fuzz_image.cc $(FUZZ_DEPS)
 	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_image.cc
@@ -50,8 +50,28 @@ tests/fuzz/fuzz_elf: $(srcdir)/tests/fuzz/fuzz_elf.cc $(FUZZ_DEPS)
 tests/fuzz/fuzz_wire: $(srcdir)/tests/fuzz/fuzz_wire.cc $(FUZZ_DEPS)
 	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_wire.cc
 
-tests/fuzz/seeds.stamp: tests/fuzz/make_seeds$(EXEEXT) $(TEST_IFUNC_IMAGES)
-	$(AM_V_GEN)rm -rf tests/fuzz/seeds && tests/fuzz/make_seeds$(EXEEXT) tests/fuzz/seeds $(TEST_IFUNC_IMAGES) && touch $@
+# Extra ELF seeds: seed_relocs.c (relative, TLS, GLOB_DAT and PLT
+# relocations) linked with other linkers and options, so that the seeds reach
+# PT_PHDR, PT_TLS, DT_RELR, DT_VERDEF, hash-table variants. A variant whose
+# linker or option is missing here is left out.
+FUZZ_ELF_VARIANTS = \
+	default: \
+	now:-Wl,-z,now,--hash-style=sysv \
+	gnuhash:-Wl,--hash-style=gnu \
+	relr:-Wl,-z,pack-relative-relocs,--version-script=tests/fuzz/seed.map \
+	lld:-fuse-ld=lld \
+	lldrelr:-fuse-ld=lld,-Wl,--pack-dyn-relocs=relr,--version-script=tests/fuzz/seed.map
+EXTRA_DIST += tests/fuzz/seed_relocs.c
+
+tests/fuzz/seeds.stamp: tests/fuzz/make_seeds$(EXEEXT) $(TEST_IFUNC_IMAGES) $(srcdir)/tests/fuzz/seed_relocs.c
+	$(AM_V_GEN)rm -rf tests/fuzz/seeds && tests/fuzz/make_seeds$(EXEEXT) tests/fuzz/seeds $(TEST_IFUNC_IMAGES) && \
+	printf 'V1 { global: pick; count_calls; __xrdma_entry_*; local: *; };\n' > tests/fuzz/seed.map && \
+	for v in $(FUZZ_ELF_VARIANTS); do \
+	  name=$${v%%:*}; flags=`echo "$${v#*:}" | sed 's/,-W/ -W/g'`; \
+	  $(CLANG) -shared -nostartfiles -fPIC -fvisibility=hidden -O2 -I$(top_srcdir)/ucx_plugin/include $$flags \
+	    -o tests/fuzz/seeds/elf/relocs-$$name.so $(srcdir)/tests/fuzz/seed_relocs.c 2>/dev/null || \
+	    echo "  (no ELF seed relocs-$$name: $(CLANG) $$flags failed)"; \
+	done && touch $@
 
 fuzz-check-deps:
 	@command -v $(FUZZ_CXX) >/dev/null && echo 'int main(){}' | $(FUZZ_CXX) -fsanitize=fuzzer-no-link,address -x c++ - -o /dev/null 2>/dev/null || { \

@@ -51,6 +51,8 @@ libmpix_xrdma_la_LDFLAGS = -version-info 0:0:0
 include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h \
 	ompi_ext/xrdma/core/xrdma_mpi.h
 pkgconfig_DATA += ompi_ext/mpix-xrdma.pc
+EXTRA_DIST += ompi_ext/xrdma/configure.m4 ompi_ext/xrdma/Makefile.am \
+	ompi_ext/xrdma/c/Makefile.am
 
 # `cc app.c -lmpix_xrdma` must make both libraries direct dependencies, the
 # core first (a dependency of a dependency is searched after libmpi): the

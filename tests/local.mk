@@ -13,3 +13,4 @@ include tests/examples/local.mk
 include tests/install/local.mk
 include tests/soak/local.mk
 include tests/sanitize/local.mk
+include tests/ompi_ext/local.mk

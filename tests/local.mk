@@ -6,6 +6,8 @@ include tests/plugin/unit.mk
 include tests/plugin/info.mk
 include tests/plugin/peers.mk
 include tests/plugin/jit.mk
+include tests/plugin/hostile.mk
+include tests/fuzz/local.mk
 include tests/hetero/local.mk
 include tests/mpi/local.mk
 include tests/multihost/local.mk

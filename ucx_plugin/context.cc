@@ -32,7 +32,7 @@ ucx_ifunc_status_t from_ucs(ucs_status_t st)
 namespace {
 
 // A message to send, as views: header, up to three data pieces, and the
-// image (shared, never copied) for code-carrying invocations.
+// image (shared) for code-carrying invocations.
 struct Message {
     const void *hdr;
     size_t hdr_len;
@@ -49,12 +49,12 @@ struct Message {
 };
 
 // A message UCX could not send at once: owns what UCX reads until completion.
+// The data goes as one contiguous buffer: UCX sends a contiguous message
+// above its rendezvous threshold zero-copy (cma, knem, RDMA), an IOV one as
+// bcopy fragments through the pending queue (several times slower).
 struct SendOp {
     std::vector<uint8_t> hdr;
-    std::vector<uint8_t> head;  // piece[0]
-    std::shared_ptr<const std::vector<uint8_t>> image;
-    std::vector<uint8_t> tail;  // piece[1] + piece[2]
-    ucp_dt_iov_t iov[3];
+    Bytes data;
 };
 
 void send_done(void *request, ucs_status_t status, void *user_data)
@@ -96,27 +96,25 @@ ucx_ifunc_status_t transmit(ucp_worker_h worker, ucp_ep_h ep, uint16_t am_id, co
     }
     auto *op = new SendOp;
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
-    auto bytes = [](const Message::Piece &pc) { return static_cast<const uint8_t *>(pc.p); };
-    op->head.assign(bytes(m.piece[0]), bytes(m.piece[0]) + m.piece[0].len);
-    op->image = m.image;
-    op->tail.assign(bytes(m.piece[1]), bytes(m.piece[1]) + m.piece[1].len);
-    op->tail.insert(op->tail.end(), bytes(m.piece[2]), bytes(m.piece[2]) + m.piece[2].len);
-    size_t n = 0;
-    auto add = [&](const void *p, size_t len) {
-        if (len) op->iov[n++] = ucp_dt_iov_t{const_cast<void *>(p), len};
+    op->data.resize(m.data_len());
+    uint8_t *d = op->data.data();
+    auto put = [&d](const void *p, size_t len) {
+        if (len) memcpy(d, p, len);
+        d += len;
     };
-    add(op->head.data(), op->head.size());
-    if (op->image) add(op->image->data(), op->image->size());
-    add(op->tail.data(), op->tail.size());
+    put(m.piece[0].p, m.piece[0].len);
+    if (m.image) put(m.image->data(), m.image->size());
+    put(m.piece[1].p, m.piece[1].len);
+    put(m.piece[2].p, m.piece[2].len);
 
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                     UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_FLAGS;
+                     UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_AM_SEND_FLAG_REPLY;
     p.cb.send = send_done;
     p.user_data = op;
-    p.datatype = ucp_dt_make_iov();
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, op->hdr.data(), op->hdr.size(), op->iov, n, &p);
+    ucs_status_ptr_t r =
+        ucp_am_send_nbx(ep, am_id, op->hdr.data(), op->hdr.size(), op->data.data(), op->data.size(), &p);
     if (r == nullptr) {
         delete op;
         return UCX_IFUNC_OK;
@@ -128,6 +126,10 @@ ucx_ifunc_status_t transmit(ucp_worker_h worker, ucp_ep_h ep, uint16_t am_id, co
     }
     return UCX_IFUNC_INPROGRESS;
 }
+
+// Handled messages kept for reuse (ucx_ifunc_progress): up to kSpareMax,
+// of which at most kLargeMax hold more than kSpareBytes (up to kLargeBytes).
+constexpr size_t kSpareMax = 64, kSpareBytes = 64 * 1024, kLargeMax = 4, kLargeBytes = 8 << 20;
 
 void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
 {
@@ -145,6 +147,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
     if (!ctx->spare.empty()) {
         in = std::move(ctx->spare.back());
         ctx->spare.pop_back();
+        if (in->data.capacity() > kSpareBytes) ctx->spare_large--;
     } else {
         in = std::make_unique<Incoming>();
     }
@@ -398,9 +401,14 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
         else
             origin_handle_reply(ctx, *in);
         ++n;
-        constexpr size_t kSpareMax = 64, kSpareBytes = 64 * 1024;
-        if (ctx->spare.size() < kSpareMax && in->data.capacity() <= kSpareBytes)
+        // Keep small buffers, and a few large ones for streams of large
+        // messages (no allocation and page faults for each).
+        size_t cap = in->data.capacity();
+        if (ctx->spare.size() < kSpareMax &&
+            (cap <= kSpareBytes || (cap <= kLargeBytes && ctx->spare_large < kLargeMax))) {
+            if (cap > kSpareBytes) ctx->spare_large++;
             ctx->spare.push_back(std::move(in));
+        }
     }
     return n;
 }

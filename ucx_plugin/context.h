@@ -44,12 +44,35 @@ struct xrdma_ctx {
 
 namespace xrdma {
 
+// Bytes that are not zeroed when the vector grows: receive and send buffers
+// are written over entirely right after (a 1 MiB message would otherwise
+// cost a memset on top of the copy).
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    using std::allocator<T>::allocator;
+    template <class U>
+    void construct(U *p) noexcept
+    {
+        ::new (static_cast<void *>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U *p, Args &&...args)
+    {
+        ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+    }
+};
+using Bytes = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+
 // A message that arrived through an AM handler, run later from progress()
 // in arrival order (which keeps per-origin order, also across rendezvous).
 struct Incoming {
     uint16_t am_id;
     std::vector<uint8_t> hdr;
-    std::vector<uint8_t> data;
+    Bytes data;
     ucp_ep_h reply_ep;
     bool ready;  // false while a rendezvous receive is in flight
     ucx_ifunc_status_t recv_status;
@@ -83,6 +106,7 @@ struct ucx_ifunc_context {
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of small messages allocates nothing.
     std::vector<std::unique_ptr<xrdma::Incoming>> spare;
+    size_t spare_large = 0;  // how many of them hold more than 64 KiB
     ucx_ifunc_stats_t stats{};
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}

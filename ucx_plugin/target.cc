@@ -127,7 +127,11 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
 
-    std::vector<uint8_t> cur_args(args, args + h.args_len);
+    // The arguments are read where they arrived; only a forward to this
+    // same rank makes new ones (kept in own_args).
+    const uint8_t *cur = args;
+    size_t cur_len = h.args_len;
+    std::vector<uint8_t> own_args;
     for (;;) {
         xrdma_ctx x{};
         x.context = ctx;
@@ -136,7 +140,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         x.entry = entry;
         x.reply_ep = in.reply_ep;
         x.fwd_rank = -1;
-        int rc = dispatch_entry(ctx, &x, fn, cur_args.data(), cur_args.size());
+        int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
         if (x.fail_status != UCX_IFUNC_OK) {
             route.answer(x.fail_status, at_rank(ctx) + x.fail_message);
             return;
@@ -154,7 +158,9 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         h.hops++;
         h.flags |= kForwarded;
         if (x.fwd_rank == ctx->params.rank) {  // the data is here: no message
-            cur_args = std::move(x.fwd_args);
+            own_args = std::move(x.fwd_args);
+            cur = own_args.data();
+            cur_len = own_args.size();
             if (!route_to_origin(ctx, h, &route.ep)) return;
             continue;
         }

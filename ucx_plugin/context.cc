@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "fault.h"
+#include "free_list.h"
 #include "log.h"
 #include "xrdma_config.h"
 
@@ -48,53 +49,38 @@ struct Message {
     }
 };
 
-// A message UCX could not send at once: owns what UCX reads until completion.
-// The data goes as one contiguous buffer: UCX sends a contiguous message
-// above its rendezvous threshold zero-copy (cma, knem, RDMA), an IOV one as
-// bcopy fragments through the pending queue (several times slower).
+// What UCX reads a message from until the send completes: header and data,
+// the data as one contiguous buffer (UCX sends a contiguous message above its
+// rendezvous threshold zero-copy through cma, knem or RDMA, an IOV one as
+// bcopy fragments through its pending queue, several times slower).
 struct SendOp {
     std::vector<uint8_t> hdr;
     Bytes data;
 };
 
+// Finished SendOps kept for reuse by the thread that completes them, so a
+// stream of small messages allocates nothing. A send completes in the
+// calling thread or in whichever thread progresses the worker later.
+constexpr size_t kSendPoolBytes = 64 * 1024;
+thread_local FreeList<SendOp, 64> send_pool;
+
+SendOp *send_op_get() { return send_pool.get(); }
+void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity() <= kSendPoolBytes); }
+
 void send_done(void *request, ucs_status_t status, void *user_data)
 {
     if (status != UCS_OK && status != UCS_ERR_CANCELED)
         XRDMA_DEBUG("send failed: %s", ucs_status_string(status));
-    delete static_cast<SendOp *>(user_data);
+    send_op_put(static_cast<SendOp *>(user_data));
     ucp_request_free(request);
 }
 
-// Small messages without code first go out from the stack, completed
-// immediately by UCX (no allocation, one contiguous short send); anything
-// else, or when UCX has no resources right now, through an owning SendOp.
-constexpr size_t kInlineMax = 2048;
-
-ucx_ifunc_status_t transmit(ucp_worker_h worker, ucp_ep_h ep, uint16_t am_id, const Message &m)
+// One ucp_am_send_nbx per message, from a pooled buffer. (Trying an
+// immediate send from the stack first paid twice whenever the message did not
+// fit UCX's short limit: 100 bytes with the headers over shared memory.)
+ucx_ifunc_status_t transmit(ucp_worker_h, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
-    if (!m.image && m.data_len() <= kInlineMax) {
-        uint8_t buf[kInlineMax];
-        size_t n = 0;
-        for (const auto &pc : m.piece) {
-            if (pc.len) memcpy(buf + n, pc.p, pc.len);
-            n += pc.len;
-        }
-        ucp_request_param_t p;
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-        p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, buf, n, &p);
-        if (r == nullptr) return UCX_IFUNC_OK;
-        if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
-            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
-            ucp_request_free(r);
-            return UCX_IFUNC_OK;
-        }
-        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
-            XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-            return from_ucs(UCS_PTR_STATUS(r));
-        }
-    }
-    auto *op = new SendOp;
+    SendOp *op = send_op_get();
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
     op->data.resize(m.data_len());
     uint8_t *d = op->data.data();
@@ -108,20 +94,19 @@ ucx_ifunc_status_t transmit(ucp_worker_h worker, ucp_ep_h ep, uint16_t am_id, co
     put(m.piece[2].p, m.piece[2].len);
 
     ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                     UCP_OP_ATTR_FIELD_FLAGS;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_AM_SEND_FLAG_REPLY;
     p.cb.send = send_done;
     p.user_data = op;
     ucs_status_ptr_t r =
         ucp_am_send_nbx(ep, am_id, op->hdr.data(), op->hdr.size(), op->data.data(), op->data.size(), &p);
     if (r == nullptr) {
-        delete op;
+        send_op_put(op);
         return UCX_IFUNC_OK;
     }
     if (UCS_PTR_IS_ERR(r)) {
         XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-        delete op;
+        send_op_put(op);
         return from_ucs(UCS_PTR_STATUS(r));
     }
     return UCX_IFUNC_INPROGRESS;
@@ -227,6 +212,8 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
                                std::shared_ptr<const std::vector<uint8_t>> image,
                                const void *args, size_t args_len)
 {
+    // A failed endpoint may take a send and never complete it.
+    if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
     InvokeHdr h = hdr;
     h.image_len = image ? image->size() : 0;
     h.flags = image ? (h.flags | kHasCode) : (h.flags & ~kHasCode);
@@ -383,6 +370,7 @@ ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_
 void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
 {
     if (!ctx || !ep) return;
+    ctx->failed_eps.insert(ep);
     ctx->code_sent.erase(ep);
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
         it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);

@@ -1,6 +1,7 @@
 // Internal state of a ucx_ifunc context (origin and target sides).
 #pragma once
 
+#include "bytes.h"
 #include "code_cache.h"
 #include "image.h"
 #include "ucx_ifunc.h"
@@ -44,29 +45,6 @@ struct xrdma_ctx {
 
 namespace xrdma {
 
-// Bytes that are not zeroed when the vector grows: receive and send buffers
-// are written over entirely right after (a 1 MiB message would otherwise
-// cost a memset on top of the copy).
-template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
-    template <class U>
-    struct rebind {
-        using other = DefaultInitAllocator<U>;
-    };
-    using std::allocator<T>::allocator;
-    template <class U>
-    void construct(U *p) noexcept
-    {
-        ::new (static_cast<void *>(p)) U;
-    }
-    template <class U, class... Args>
-    void construct(U *p, Args &&...args)
-    {
-        ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
-    }
-};
-using Bytes = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
-
 // A message that arrived through an AM handler, run later from progress()
 // in arrival order (which keeps per-origin order, also across rendezvous).
 struct Incoming {
@@ -99,6 +77,8 @@ struct ucx_ifunc_context {
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
+    // Endpoints reported failed (ucx_ifunc_peer_failed): no more sends.
+    std::unordered_set<ucp_ep_h> failed_eps;
     // Images whose code faulted here: refused from then on.
     std::unordered_set<xrdma::Hash, xrdma::HashKey> quarantined;
     xrdma::CodeCache cache;

@@ -350,6 +350,11 @@ TEST_P(Plugin, DeadPeerFailsPendingInvocations)
     kill(c->peer(1).pid, SIGKILL);  // whether or not it got to run it
     ASSERT_TRUE(c->progress_until([&] { return slow.done; }, 60)) << "no completion after the peer died";
     EXPECT_EQ(UCX_IFUNC_ERR_PEER, slow.status) << slow.message;
+    // A later invocation on the failed endpoint ends at once, not never.
+    Result later;
+    c->invoke_async(reg("basic", "add_u64"), 1, nullptr, 0, &later);
+    EXPECT_TRUE(later.done);
+    EXPECT_EQ(UCX_IFUNC_ERR_PEER, later.status) << later.message;
     // The other peer is unaffected.
     uint64_t a[2] = {2, 3};
     other = c->invoke(reg("basic", "add_u64"), 2, a, sizeof(a));

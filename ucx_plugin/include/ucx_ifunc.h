@@ -107,7 +107,8 @@ ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank,
 
 /**
  * Tell the context that @p ep failed (e.g. from the ep's error handler):
- * every invocation pending on it completes with UCX_IFUNC_ERR_PEER.
+ * every invocation pending on it completes with UCX_IFUNC_ERR_PEER, and
+ * later invocations on it fail at once with UCX_IFUNC_ERR_PEER.
  */
 void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep);
 

@@ -9,6 +9,9 @@
 #include "window.h"
 #include "xrdma_mpi.h"
 
+#include "bytes.h"
+#include "free_list.h"
+
 #include <cstring>
 #include <string>
 
@@ -33,6 +36,20 @@ struct OpRecord {
     MPI_Request request;       // MPI_REQUEST_NULL: reported by synchronisation
     int error = MPI_SUCCESS;
 };
+
+// Records of finished operations, reused (all under Runtime::mu): a stream
+// of X-operations allocates nothing. Request-backed records are freed by
+// MPI (greq_free), outside that lock, and are not pooled.
+xrdma::FreeList<OpRecord, 1024> op_pool;
+
+OpRecord *op_get() { return op_pool.get(); }
+void op_put(OpRecord *r) { op_pool.put(r); }
+
+// Scratch space for building an operation's payload and its target layout
+// (under Runtime::mu; the plugin copies the payload before returning).
+xrdma::Bytes payload_scratch;
+constexpr size_t kScratchKeep = 4 << 20;  // a larger one is freed after use
+std::vector<Block> blocks_scratch;
 
 void release_type(OpRecord *r)
 {
@@ -76,7 +93,7 @@ void op_done(const ucx_ifunc_result_t *res, void *user_data)
     }
     if (err != MPI_SUCCESS && r->w->error[size_t(r->target)] == MPI_SUCCESS)
         r->w->error[size_t(r->target)] = err;
-    delete r;
+    op_put(r);
 }
 
 int greq_query(void *extra, MPI_Status *status)
@@ -139,7 +156,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (trank < 0 || trank >= w->size) return bad(MPI_ERR_RANK);
     if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL) return bad(MPI_ERR_ARG);
-    std::vector<Block> blocks;
+    std::vector<Block> &blocks = blocks_scratch;
+    blocks.clear();
     if (op != XRDMA_OP_INVOKE) {
         if (!type_ok(otype) || !type_ok(ttype)) return bad(MPI_ERR_TYPE);
         if (flatten(ttype, tcount, &blocks) != MPI_SUCCESS) return bad(MPI_ERR_TYPE);
@@ -161,7 +179,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     hdr.nblocks = uint32_t(blocks.size());
     int packed = 0;
     if (op == XRDMA_OP_PUT) MPI_Pack_size(ocount, otype, w->comm, &packed);
-    std::vector<uint8_t> payload(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
+    xrdma::Bytes &payload = payload_scratch;
+    payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
     uint8_t *p = payload.data() + sizeof(hdr);
     if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
     p += blocks.size() * sizeof(Block);
@@ -172,12 +191,15 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (args_size) memcpy(p + pos, args, size_t(args_size));
     payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
 
-    auto *r = new OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
-    int combiner, a, b, c;
-    MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
-    if (op == XRDMA_OP_GET && combiner != MPI_COMBINER_NAMED) {
-        MPI_Type_dup(otype, &r->origin_type);
-        r->type_owned = true;
+    OpRecord *r = request ? new OpRecord : op_get();
+    *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
+    if (op == XRDMA_OP_GET) {
+        int combiner, a, b, c;
+        MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
+        if (combiner != MPI_COMBINER_NAMED) {
+            MPI_Type_dup(otype, &r->origin_type);
+            r->type_owned = true;
+        }
     }
     if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
     ucx_ifunc_status_t st =
@@ -192,9 +214,10 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
             *request = r->request;
             return MPI_SUCCESS;  // reported by MPI_Wait / MPI_Test
         }
-        delete r;
+        op_put(r);
         return bad(err);
     }
+    if (payload.capacity() > kScratchKeep) xrdma::Bytes().swap(payload);
     w->pending[size_t(trank)]++;
     if (request) *request = r->request;
     // Inside MPIX calls this rank serves arrived code too (and a stream of

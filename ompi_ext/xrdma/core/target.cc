@@ -56,7 +56,9 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     uint64_t blocks_len = uint64_t(h.nblocks) * sizeof(Block);
     if (h.magic != kOpMagic || h.nblocks > kMaxBlocks || sizeof(h) + blocks_len + h.incoming_len > size)
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation header");
-    std::vector<Block> blocks(h.nblocks);
+    // Under the plugin's one-at-a-time dispatch: one scratch vector will do.
+    static thread_local std::vector<Block> blocks;
+    blocks.resize(h.nblocks);
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
@@ -75,10 +77,14 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     int rc = entry(x, p + prefix, size - prefix);
     if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
-        std::vector<uint8_t> out;
-        out.reserve(blocks_bytes(blocks));
-        for (const Block &b : blocks) out.insert(out.end(), region + b.offset, region + b.offset + b.len);
-        xrdma_reply(x, out.data(), out.size());
+        if (blocks.size() <= 1) {  // straight from the window
+            xrdma_reply(x, blocks.empty() ? nullptr : region + blocks[0].offset, blocks.empty() ? 0 : blocks[0].len);
+        } else {
+            std::vector<uint8_t> out;
+            out.reserve(blocks_bytes(blocks));
+            for (const Block &b : blocks) out.insert(out.end(), region + b.offset, region + b.offset + b.len);
+            xrdma_reply(x, out.data(), out.size());
+        }
     }
     ucx_ifunc_ctx_set_layer(x, nullptr);
     return rc;

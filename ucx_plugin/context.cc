@@ -207,6 +207,10 @@ void fail_pending(ucx_ifunc_context *ctx, ucp_ep_h ep, const char *why)
 
 }  // namespace
 
+namespace {
+void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids);
+}
+
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
                                const std::string &entry,
                                std::shared_ptr<const std::vector<uint8_t>> image,
@@ -229,6 +233,10 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len)
 {
+    // Earlier answers to this endpoint still batched go first: the origin
+    // sees its completions in the order they happened.
+    for (auto &a : ctx->acks)
+        if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
     ReplyHdr h{};
     h.magic = kReplyMagic;
     h.version = kWireVersion;
@@ -241,6 +249,40 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
     Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
     transmit(ctx->params.worker, ep, ctx->am_reply, m);
+}
+
+namespace {
+void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
+{
+    ReplyHdr h{};
+    h.magic = kReplyMagic;
+    h.version = kWireVersion;
+    h.kind = kReplyAcks;
+    h.status = UCX_IFUNC_OK;
+    h.rank = ctx->params.rank;
+    h.reply_len = uint32_t(ids->size() * sizeof(uint64_t));
+    ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
+    Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    transmit(ctx->params.worker, ep, ctx->am_reply, m);
+    ids->clear();
+}
+}  // namespace
+
+void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id)
+{
+    for (auto &a : ctx->acks) {
+        if (a.first != ep) continue;
+        a.second.push_back(req_id);
+        if (a.second.size() >= kMaxAcks) send_acks(ctx, ep, &a.second);
+        return;
+    }
+    ctx->acks.emplace_back(ep, std::vector<uint64_t>{req_id});
+}
+
+void flush_acks(ucx_ifunc_context *ctx)
+{
+    for (auto &a : ctx->acks)
+        if (!a.second.empty()) send_acks(ctx, a.first, &a.second);
 }
 
 void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
@@ -372,6 +414,8 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     if (!ctx || !ep) return;
     ctx->failed_eps.insert(ep);
     ctx->code_sent.erase(ep);
+    for (auto it = ctx->acks.begin(); it != ctx->acks.end();)
+        it = (it->first == ep) ? ctx->acks.erase(it) : std::next(it);
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
         it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);
     fail_pending(ctx, ep, "peer failed or unreachable");
@@ -398,6 +442,7 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
             ctx->spare.push_back(std::move(in));
         }
     }
+    if (!ctx->acks.empty()) flush_acks(ctx);
     return n;
 }
 

@@ -77,6 +77,9 @@ struct ucx_ifunc_context {
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
+    // Successful answers without reply bytes, per origin endpoint, sent as
+    // one kReplyAcks message at the end of a progress pass (flush_acks).
+    std::vector<std::pair<ucp_ep_h, std::vector<uint64_t>>> acks;
     // Endpoints reported failed (ucx_ifunc_peer_failed): no more sends.
     std::unordered_set<ucp_ep_h> failed_eps;
     // Images whose code faulted here: refused from then on.
@@ -102,6 +105,10 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
 // Send a result reply (status, message, reply bytes) on @p ep.
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len);
+// Answer invocation @p req_id with success and no reply bytes: batched
+// with others to the same endpoint until flush_acks() (or a full batch).
+void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id);
+void flush_acks(ucx_ifunc_context *ctx);
 // Ask the sender of an invocation for its code.
 void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in);
 

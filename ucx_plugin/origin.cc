@@ -125,6 +125,15 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
         handle_need_code(ctx, in, rh);
         return;
     }
+    if (rh.kind == kReplyAcks) {
+        static const std::string none;
+        for (size_t off = 0; off < rh.reply_len; off += sizeof(uint64_t)) {
+            uint64_t id;
+            memcpy(&id, in.data.data() + off, sizeof(id));
+            complete(ctx, id, UCX_IFUNC_OK, rh.rank, none, nullptr, 0);
+        }
+        return;
+    }
     std::string msg(reinterpret_cast<const char *>(in.data.data()), rh.msg_len);
     complete(ctx, rh.req_id, static_cast<ucx_ifunc_status_t>(rh.status), rh.rank, msg,
              in.data.data() + rh.msg_len, rh.reply_len);

@@ -25,7 +25,9 @@ struct Route {
                 size_t len = 0) const
     {
         if (st != UCX_IFUNC_OK) ctx->stats.rejected++;
-        if (ep)
+        if (ep && st == UCX_IFUNC_OK && len == 0)
+            queue_ack(ctx, ep, h.req_id);
+        else if (ep)
             send_reply(ctx, ep, h.req_id, st, msg, reply, len);
         else
             complete_local(ctx, h.req_id, st, msg, reply, len);

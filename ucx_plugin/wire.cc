@@ -91,6 +91,16 @@ ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t dat
             *why = "need-code reply without the invocation";
             return UCX_IFUNC_ERR_PROTOCOL;
         }
+    } else if (h.kind == kReplyAcks) {
+        if (h.status != UCX_IFUNC_OK || h.msg_len != 0 || h.req_id != 0) {
+            *why = "acknowledgement batch with a status, message or request id";
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
+        if (h.reply_len != data_len || data_len == 0 || data_len % sizeof(uint64_t) != 0 ||
+            data_len > kMaxAcks * sizeof(uint64_t)) {
+            *why = "acknowledgement batch of " + std::to_string(data_len) + " bytes";
+            return UCX_IFUNC_ERR_PROTOCOL;
+        }
     } else {
         *why = "unknown reply kind";
         return UCX_IFUNC_ERR_PROTOCOL;

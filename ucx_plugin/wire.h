@@ -41,11 +41,14 @@ struct InvokeHdr {
 static_assert(sizeof(InvokeHdr) == 72, "wire layout");
 constexpr uint32_t kInvokeMagic = 0x56495258;  // "XRIV"
 
-enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1 };
+enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2 };
 
 // AM header of a reply. Data: message (msg_len), then reply bytes. For
 // kReplyNeedCode the data is the original InvokeHdr, entry and args instead,
-// so the sender can resend with code without having kept a copy.
+// so the sender can resend with code without having kept a copy. For
+// kReplyAcks (successful invocations without reply bytes, answered together)
+// the data is their req_ids, uint64 each (reply_len bytes, status OK,
+// msg_len 0, req_id 0).
 struct ReplyHdr {
     uint32_t magic;      // kReplyMagic
     uint8_t  version;
@@ -61,6 +64,7 @@ static_assert(sizeof(ReplyHdr) == 32, "wire layout");
 constexpr uint32_t kReplyMagic = 0x50525258;  // "XRRP"
 
 constexpr size_t kMaxEntryLen = 255;
+constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 
 // Check an InvokeHdr against the data length that came with it.
 ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,

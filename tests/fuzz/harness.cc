@@ -276,6 +276,11 @@ void check_reply(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t le
         FUZZ_CHECK(inside(d + h.msg_len, h.reply_len, d, len), "reply outside the data");
         touch(d, h.msg_len);
         touch(d + h.msg_len, h.reply_len);
+    } else if (h.kind == kReplyAcks) {
+        // origin_handle_reply() completes each listed request.
+        FUZZ_CHECK(h.status == UCX_IFUNC_OK && h.msg_len == 0, "ack batch with status %d", h.status);
+        FUZZ_CHECK(len > 0 && len % 8 == 0 && len <= kMaxAcks * 8 && h.reply_len == len, "ack batch of %zu bytes", len);
+        touch(d, len);
     } else {
         FUZZ_CHECK(h.kind == kReplyNeedCode, "kind %u accepted", h.kind);
         FUZZ_CHECK(h.status == UCX_IFUNC_ERR_NEED_CODE, "need-code answer with status %d", h.status);

@@ -111,6 +111,21 @@ Buf need_code_msg(const Buf &invocation)
     return b;
 }
 
+Buf acks_msg(const std::vector<uint64_t> &ids)
+{
+    ReplyHdr h{};
+    h.magic = kReplyMagic;
+    h.version = kWireVersion;
+    h.kind = kReplyAcks;
+    h.status = UCX_IFUNC_OK;
+    h.rank = 1;
+    h.reply_len = uint32_t(ids.size() * sizeof(uint64_t));
+    Buf b;
+    append(&b, &h, sizeof(h));
+    append(&b, ids.data(), h.reply_len);
+    return b;
+}
+
 Buf frame(const std::string &entry, const Buf *image, const Buf &args, bool compat, size_t slack)
 {
     Hash hash{};
@@ -186,6 +201,7 @@ int main(int argc, char **argv)
     put("wire/reply-ok", with_selector(kWireReply, reply_msg(UCX_IFUNC_OK, "", Buf(8, 42)), true));
     put("wire/reply-error", with_selector(kWireReply, reply_msg(UCX_IFUNC_ERR_BAD_CODE, "rank 1: not an ELF file", {}), true));
     put("wire/reply-need-code", with_selector(kWireReply, need_code_msg(plain), true));
+    put("wire/reply-acks", with_selector(kWireReply, acks_msg({7, 8, 9}), true));
     put("wire/frame-code", with_selector(kWireFrame, frame("f", &small, args, false, 64), false));
     put("wire/frame-hash-only", with_selector(kWireFrame, frame("add_u64", nullptr, args, false, 0), false));
     put("wire/frame-compat", with_selector(kWireFrame, frame("counter_main", nullptr, Buf(24, 3), true, 32), false));

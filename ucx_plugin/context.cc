@@ -237,15 +237,8 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
     // sees its completions in the order they happened.
     for (auto &a : ctx->acks)
         if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyResult;
-    h.msg_len = uint16_t(std::min<size_t>(msg.size(), 1024));
-    h.status = status;
-    h.rank = ctx->params.rank;
-    h.req_id = req_id;
-    h.reply_len = uint32_t(reply_len);
+    ReplyHdr h = make_reply_hdr(kReplyResult, status, ctx->params.rank, req_id, uint32_t(reply_len),
+                                uint16_t(std::min<size_t>(msg.size(), 1024)));
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
     Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
     transmit(ctx->params.worker, ep, ctx->am_reply, m);
@@ -254,13 +247,8 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 namespace {
 void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
 {
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyAcks;
-    h.status = UCX_IFUNC_OK;
-    h.rank = ctx->params.rank;
-    h.reply_len = uint32_t(ids->size() * sizeof(uint64_t));
+    ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
+                                uint32_t(ids->size() * sizeof(uint64_t)));
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
     Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     transmit(ctx->params.worker, ep, ctx->am_reply, m);
@@ -289,13 +277,7 @@ void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
 {
     InvokeHdr ih;
     memcpy(&ih, in.hdr.data(), sizeof(ih));
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyNeedCode;
-    h.status = UCX_IFUNC_ERR_NEED_CODE;
-    h.rank = ctx->params.rank;
-    h.req_id = ih.req_id;
+    ReplyHdr h = make_reply_hdr(kReplyNeedCode, UCX_IFUNC_ERR_NEED_CODE, ctx->params.rank, ih.req_id);
     ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
     Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
               nullptr};

@@ -63,6 +63,21 @@ struct ReplyHdr {
 static_assert(sizeof(ReplyHdr) == 32, "wire layout");
 constexpr uint32_t kReplyMagic = 0x50525258;  // "XRRP"
 
+inline ReplyHdr make_reply_hdr(ReplyKind kind, int32_t status, int32_t rank, uint64_t req_id,
+                               uint32_t reply_len = 0, uint16_t msg_len = 0)
+{
+    ReplyHdr h{};
+    h.magic = kReplyMagic;
+    h.version = kWireVersion;
+    h.kind = kind;
+    h.msg_len = msg_len;
+    h.status = status;
+    h.rank = rank;
+    h.req_id = req_id;
+    h.reply_len = reply_len;
+    return h;
+}
+
 constexpr size_t kMaxEntryLen = 255;
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 

@@ -80,15 +80,7 @@ Buf invoke_msg(const std::string &entry, const Buf *image, const Buf &args, uint
 
 Buf reply_msg(ucx_ifunc_status_t st, const std::string &msg, const Buf &reply)
 {
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyResult;
-    h.msg_len = uint16_t(msg.size());
-    h.status = st;
-    h.rank = 1;
-    h.req_id = 7;
-    h.reply_len = uint32_t(reply.size());
+    ReplyHdr h = make_reply_hdr(kReplyResult, st, 1, 7, uint32_t(reply.size()), uint16_t(msg.size()));
     Buf b;
     append(&b, &h, sizeof(h));
     append(&b, msg.data(), msg.size());
@@ -98,13 +90,7 @@ Buf reply_msg(ucx_ifunc_status_t st, const std::string &msg, const Buf &reply)
 
 Buf need_code_msg(const Buf &invocation)
 {
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyNeedCode;
-    h.status = UCX_IFUNC_ERR_NEED_CODE;
-    h.rank = 1;
-    h.req_id = 7;
+    ReplyHdr h = make_reply_hdr(kReplyNeedCode, UCX_IFUNC_ERR_NEED_CODE, 1, 7);
     Buf b;
     append(&b, &h, sizeof(h));
     append(&b, invocation.data(), invocation.size());
@@ -113,13 +99,7 @@ Buf need_code_msg(const Buf &invocation)
 
 Buf acks_msg(const std::vector<uint64_t> &ids)
 {
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kReplyAcks;
-    h.status = UCX_IFUNC_OK;
-    h.rank = 1;
-    h.reply_len = uint32_t(ids.size() * sizeof(uint64_t));
+    ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, 1, 0, uint32_t(ids.size() * sizeof(uint64_t)));
     Buf b;
     append(&b, &h, sizeof(h));
     append(&b, ids.data(), h.reply_len);

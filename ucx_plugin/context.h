@@ -41,6 +41,28 @@ struct xrdma_ctx {
     ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail() or on a fault
     std::string fail_message;
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
+
+    // Back to a fresh state for the next invocation, keeping the buffers'
+    // capacity (a context reuses one xrdma_ctx: no allocation per call).
+    void reset()
+    {
+        context = nullptr;
+        hdr = nullptr;
+        image.reset();
+        entry.clear();
+        reply_ep = nullptr;
+        target_args = nullptr;
+        layer_data = nullptr;
+        replied = forwarded = false;
+        reply.clear();
+        fwd_rank = -1;
+        fwd_args.clear();
+        payload = nullptr;
+        fwd_prefix = 0;
+        fail_status = UCX_IFUNC_OK;
+        fail_message.clear();
+        real_entry = nullptr;
+    }
 };
 
 namespace xrdma {
@@ -89,6 +111,8 @@ struct ucx_ifunc_context {
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of small messages allocates nothing.
     std::vector<std::unique_ptr<xrdma::Incoming>> spare;
+    // The invocation state handed to entries (one runs at a time).
+    xrdma_ctx xctx{};
     size_t spare_large = 0;  // how many of them hold more than 64 KiB
     ucx_ifunc_stats_t stats{};
 

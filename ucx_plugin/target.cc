@@ -134,8 +134,13 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     const uint8_t *cur = args;
     size_t cur_len = h.args_len;
     std::vector<uint8_t> own_args;
+    xrdma_ctx &x = ctx->xctx;
+    struct Release {  // the image is not kept alive by a finished invocation
+        xrdma_ctx &x;
+        ~Release() { x.image.reset(); }
+    } release{x};
     for (;;) {
-        xrdma_ctx x{};
+        x.reset();
         x.context = ctx;
         x.hdr = &h;
         x.image = img;
@@ -160,7 +165,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         h.hops++;
         h.flags |= kForwarded;
         if (x.fwd_rank == ctx->params.rank) {  // the data is here: no message
-            own_args = std::move(x.fwd_args);
+            own_args.swap(x.fwd_args);
             cur = own_args.data();
             cur_len = own_args.size();
             if (!route_to_origin(ctx, h, &route.ep)) return;

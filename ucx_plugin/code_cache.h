@@ -58,6 +58,7 @@ private:
     size_t capacity_;
     Lru lru_;  // front = most recent
     std::unordered_map<Hash, Slot, HashKey> map_;
+    std::shared_ptr<CachedImage> front_;  // the image at lru_.front()
 };
 
 }  // namespace xrdma

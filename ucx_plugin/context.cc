@@ -61,11 +61,21 @@ struct SendOp {
 // Finished SendOps kept for reuse by the thread that completes them, so a
 // stream of small messages allocates nothing. A send completes in the
 // calling thread or in whichever thread progresses the worker later.
-constexpr size_t kSendPoolBytes = 64 * 1024;
+// Large buffers (a stream of large X-operations) have a short list of their
+// own: a fresh one per message cost an mmap, page faults and an munmap.
+constexpr size_t kSendPoolBytes = 64 * 1024, kSendLargeBytes = 8 << 20;
 thread_local FreeList<SendOp, 64> send_pool;
+thread_local FreeList<SendOp, 4> send_pool_large;
 
-SendOp *send_op_get() { return send_pool.get(); }
-void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity() <= kSendPoolBytes); }
+SendOp *send_op_get(size_t bytes) { return bytes > kSendPoolBytes ? send_pool_large.get() : send_pool.get(); }
+void send_op_put(SendOp *op)
+{
+    size_t cap = op->data.capacity();
+    if (cap <= kSendPoolBytes)
+        send_pool.put(op);
+    else
+        send_pool_large.put(op, cap <= kSendLargeBytes);
+}
 
 void send_done(void *request, ucs_status_t status, void *user_data)
 {
@@ -80,7 +90,7 @@ void send_done(void *request, ucs_status_t status, void *user_data)
 // fit UCX's short limit: 100 bytes with the headers over shared memory.)
 ucx_ifunc_status_t transmit(ucp_worker_h, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
-    SendOp *op = send_op_get();
+    SendOp *op = send_op_get(m.data_len());
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
     op->data.resize(m.data_len());
     uint8_t *d = op->data.data();

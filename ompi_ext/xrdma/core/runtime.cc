@@ -5,6 +5,8 @@
 #include "window.h"
 
 #include <hwloc.h>
+#include <cstdlib>
+#include <string>
 #include <sched.h>
 #include <time.h>
 
@@ -36,6 +38,26 @@ void pin_to_last_pu()
     }
     hwloc_topology_destroy(topo);
 }
+// Whether UCX_TLS lets UCX use its shared-memory (mm) transports: UCX warns
+// about settings for transports it did not load.
+bool shared_memory_selected()
+{
+    const char *tls = getenv("UCX_TLS");
+    if (!tls || !*tls) return true;
+    bool exclude = tls[0] == '^';
+    std::string list = exclude ? tls + 1 : tls;
+    bool named = false;
+    size_t pos = 0;
+    while (pos <= list.size()) {
+        size_t end = list.find(',', pos);
+        if (end == std::string::npos) end = list.size();
+        std::string t = list.substr(pos, end - pos);
+        if (t == "all" || t == "sm" || t == "shm" || t == "mm" || t == "posix" || t == "sysv") named = true;
+        pos = end + 1;
+    }
+    return exclude ? !named : named;
+}
+
 }  // namespace
 
 Runtime &Runtime::get()
@@ -54,11 +76,11 @@ int Runtime::start()
     // Shared-memory FIFO elements of 256 bytes instead of UCX's 128: an
     // invocation (72-byte header, entry name, the 24-byte X-op header and
     // the arguments) then fits one short message instead of a bcopy send.
-    // Only XRDMA's own UCP context; UCX_{MM,POSIX,SYSV}_FIFO_ELEM_SIZE set
-    // in the environment win.
+    // Only XRDMA's own UCP context, only when UCX_TLS lets UCX use shared
+    // memory; UCX_{MM,POSIX,SYSV}_FIFO_ELEM_SIZE set in the environment win.
     ucp_config_t *cfg = nullptr;
     if (ucp_config_read(nullptr, nullptr, &cfg) != UCS_OK) cfg = nullptr;
-    if (cfg && !getenv("UCX_MM_FIFO_ELEM_SIZE") && !getenv("UCX_POSIX_FIFO_ELEM_SIZE") &&
+    if (cfg && shared_memory_selected() && !getenv("UCX_MM_FIFO_ELEM_SIZE") && !getenv("UCX_POSIX_FIFO_ELEM_SIZE") &&
         !getenv("UCX_SYSV_FIFO_ELEM_SIZE") && ucp_config_modify(cfg, "MM_FIFO_ELEM_SIZE", "256") != UCS_OK)
         XRDMA_DEBUG("UCX has no MM_FIFO_ELEM_SIZE: left as it is");
     ucs_status_t st = ucp_init(&p, cfg, &ucp);

@@ -134,34 +134,56 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
     ucp_request_free(request);
 }
 
+void handle(ucx_ifunc_context *ctx, Incoming &in)
+{
+    if (in.am_id == kAmInvoke)
+        target_handle_invoke(ctx, in);
+    else
+        origin_handle_reply(ctx, in);
+}
+
 ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
                         size_t header_length, void *data, size_t length,
                         const ucp_am_recv_param_t *param)
 {
+    const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+    ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    if (!rndv && ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty()) {
+        // Nothing waits before it: run it now, from UCX's buffers.
+        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
+                    View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
+        ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
+        handle(ctx, in);
+        ctx->in_progress = true;
+        ctx->handled_inline++;
+        return UCS_OK;
+    }
     std::unique_ptr<Incoming> in;
     if (!ctx->spare.empty()) {
         in = std::move(ctx->spare.back());
         ctx->spare.pop_back();
-        if (in->data.capacity() > kSpareBytes) ctx->spare_large--;
+        if (in->data_buf.capacity() > kSpareBytes) ctx->spare_large--;
     } else {
         in = std::make_unique<Incoming>();
     }
     in->am_id = am_id;
-    in->hdr.assign(static_cast<const uint8_t *>(header),
-                   static_cast<const uint8_t *>(header) + header_length);
-    in->reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    in->hdr_buf.assign(static_cast<const uint8_t *>(header),
+                       static_cast<const uint8_t *>(header) + header_length);
+    in->hdr = View{in->hdr_buf.data(), in->hdr_buf.size()};
+    in->reply_ep = reply_ep;
     in->recv_status = UCX_IFUNC_OK;
     in->ready = true;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+    if (rndv) {
         // Large message: fetch it; its place in the queue is kept meanwhile.
-        in->data.resize(length);
+        in->data_buf.resize(length);
+        in->data = View{in->data_buf.data(), length};
         in->ready = false;
         ucp_request_param_t p;
         p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         p.cb.recv_am = rndv_done;
         p.user_data = in.get();
         ucs_status_ptr_t r =
-            ucp_am_recv_data_nbx(ctx->params.worker, data, in->data.data(), length, &p);
+            ucp_am_recv_data_nbx(ctx->params.worker, data, in->data_buf.data(), length, &p);
         if (r == nullptr) {
             in->ready = true;
         } else if (UCS_PTR_IS_ERR(r)) {
@@ -169,8 +191,8 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
             in->recv_status = from_ucs(UCS_PTR_STATUS(r));
         }
     } else {
-        in->data.assign(static_cast<const uint8_t *>(data),
-                        static_cast<const uint8_t *>(data) + length);
+        in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
+        in->data = View{in->data_buf.data(), length};
     }
     ctx->incoming.push_back(std::move(in));
     return UCS_OK;
@@ -415,19 +437,20 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
 
 unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
 {
+    const uint64_t inline_before = ctx->handled_inline;
+    ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
     unsigned n = ucp_worker_progress(ctx->params.worker);
-    if (ctx->in_dispatch) return n;  // no nested ifuncs: each runs alone
+    ctx->in_progress = false;
+    n += unsigned(ctx->handled_inline - inline_before);
+    if (ctx->in_dispatch) return n;
     while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
         std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());
         ctx->incoming.pop_front();
-        if (in->am_id == kAmInvoke)
-            target_handle_invoke(ctx, *in);
-        else
-            origin_handle_reply(ctx, *in);
+        handle(ctx, *in);
         ++n;
         // Keep small buffers, and a few large ones for streams of large
         // messages (no allocation and page faults for each).
-        size_t cap = in->data.capacity();
+        size_t cap = in->data_buf.capacity();
         if (ctx->spare.size() < kSpareMax &&
             (cap <= kSpareBytes || (cap <= kLargeBytes && ctx->spare_large < kLargeMax))) {
             if (cap > kSpareBytes) ctx->spare_large++;

@@ -67,12 +67,24 @@ struct xrdma_ctx {
 
 namespace xrdma {
 
-// A message that arrived through an AM handler, run later from progress()
-// in arrival order (which keeps per-origin order, also across rendezvous).
+// Bytes seen where they are (a span).
+struct View {
+    const uint8_t *p = nullptr;
+    size_t n = 0;
+    const uint8_t *data() const { return p; }
+    size_t size() const { return n; }
+};
+
+// A message that arrived through an AM handler. Handled right in the handler
+// when ucx_ifunc_progress() of its context runs and nothing is queued before
+// it (hdr and data then view UCX's buffers); else copied into hdr_buf and
+// data_buf and run later from progress, in arrival order (which keeps
+// per-origin order, also across rendezvous).
 struct Incoming {
     uint16_t am_id;
-    std::vector<uint8_t> hdr;
-    Bytes data;
+    View hdr, data;
+    std::vector<uint8_t> hdr_buf;
+    Bytes data_buf;
     ucp_ep_h reply_ep;
     bool ready;  // false while a rendezvous receive is in flight
     ucx_ifunc_status_t recv_status;
@@ -92,6 +104,8 @@ struct ucx_ifunc_context {
     uint16_t am_invoke, am_reply;  // AM ids of this context
     bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
+    bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
+    uint64_t handled_inline = 0;
     uint64_t next_req_id = 1;
     std::unordered_map<uint64_t, xrdma::Pending> pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep

@@ -85,11 +85,46 @@ void send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-// One ucp_am_send_nbx per message, from a pooled buffer. (Trying an
-// immediate send from the stack first paid twice whenever the message did not
-// fit UCX's short limit: 100 bytes with the headers over shared memory.)
-ucx_ifunc_status_t transmit(ucp_worker_h, ucp_ep_h ep, uint16_t am_id, const Message &m)
+// A small message first goes out from the stack, as a short send UCX
+// completes at once; if UCX cannot (no resources, or longer than its short
+// limit: 228 bytes with the MPI layer's 256-byte shared-memory FIFO
+// elements, 100 with UCX's default), from a pooled buffer with a callback.
+// Sizes that failed are sent the second way directly for a while (a
+// context's transport rarely changes its limit, but a full FIFO clears).
+constexpr size_t kImmediateMax = 256;
+constexpr unsigned kImmediateRetry = 1024;
+
+ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
+    ucp_worker_h worker = ctx->params.worker;
+    size_t len = m.data_len();
+    if (len >= ctx->imm_fail_min && ++ctx->imm_skipped >= kImmediateRetry) {
+        ctx->imm_fail_min = SIZE_MAX;
+        ctx->imm_skipped = 0;
+    }
+    if (!m.image && len <= kImmediateMax && len < ctx->imm_fail_min) {
+        uint8_t buf[kImmediateMax];
+        size_t n = 0;
+        for (const auto &pc : m.piece) {
+            if (pc.len) memcpy(buf + n, pc.p, pc.len);
+            n += pc.len;
+        }
+        ucp_request_param_t p;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, buf, n, &p);
+        if (r == nullptr) return UCX_IFUNC_OK;
+        if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
+            ucp_request_free(r);
+            return UCX_IFUNC_OK;
+        }
+        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+            XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+            return from_ucs(UCS_PTR_STATUS(r));
+        }
+        ctx->imm_fail_min = len;
+    }
     SendOp *op = send_op_get(m.data_len());
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
     op->data.resize(m.data_len());
@@ -259,7 +294,7 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     if (h.flags & kHasCode) ctx->stats.code_sends++;
     ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
     Message m{&h, sizeof(h), {{entry.data(), entry.size()}, {args, args_len}, {nullptr, 0}}, std::move(image)};
-    return transmit(ctx->params.worker, ep, ctx->am_invoke, m);
+    return transmit(ctx, ep, ctx->am_invoke, m);
 }
 
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
@@ -273,7 +308,7 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
                                 uint16_t(std::min<size_t>(msg.size(), 1024)));
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
     Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
-    transmit(ctx->params.worker, ep, ctx->am_reply, m);
+    transmit(ctx, ep, ctx->am_reply, m);
 }
 
 namespace {
@@ -283,7 +318,7 @@ void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
                                 uint32_t(ids->size() * sizeof(uint64_t)));
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
     Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
-    transmit(ctx->params.worker, ep, ctx->am_reply, m);
+    transmit(ctx, ep, ctx->am_reply, m);
     ids->clear();
 }
 }  // namespace
@@ -313,7 +348,7 @@ void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
     ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
     Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
               nullptr};
-    transmit(ctx->params.worker, ep, ctx->am_reply, m);
+    transmit(ctx, ep, ctx->am_reply, m);
 }
 
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)

@@ -8,6 +8,7 @@
 #include "wire.h"
 #include "xrdma_ifunc.h"
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -106,6 +107,9 @@ struct ucx_ifunc_context {
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
     uint64_t handled_inline = 0;
+    // Smallest message size an immediate send was refused for (transmit()).
+    size_t imm_fail_min = SIZE_MAX;
+    unsigned imm_skipped = 0;
     uint64_t next_req_id = 1;
     std::unordered_map<uint64_t, xrdma::Pending> pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep

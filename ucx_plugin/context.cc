@@ -353,8 +353,15 @@ void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
 
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
 {
+    // The same endpoint and image as last time (a stream of forwards or
+    // invocations): known without the two table lookups.
+    if (ctx->known_ep == ep && ep && ctx->known_hash == h) return true;
     auto &set = ctx->code_sent[ep];
-    if (set.count(h)) return true;
+    if (set.count(h)) {
+        ctx->known_ep = ep;
+        ctx->known_hash = h;
+        return true;
+    }
     if (mark) set.insert(h);
     return false;
 }
@@ -463,6 +470,7 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     if (!ctx || !ep) return;
     ctx->failed_eps.insert(ep);
     ctx->code_sent.erase(ep);
+    ctx->known_ep = nullptr;
     for (auto it = ctx->acks.begin(); it != ctx->acks.end();)
         it = (it->first == ep) ? ctx->acks.erase(it) : std::next(it);
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)

@@ -113,8 +113,11 @@ struct ucx_ifunc_context {
     uint64_t next_req_id = 1;
     std::unordered_map<uint64_t, xrdma::Pending> pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
-    // Which image hashes each peer endpoint has been sent.
+    // Which image hashes each peer endpoint has been sent; the last pair
+    // found there (code_known_by; reset whenever an entry is removed).
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
+    ucp_ep_h known_ep = nullptr;
+    xrdma::Hash known_hash{};
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
     // Successful answers without reply bytes, per origin endpoint, sent as

@@ -257,7 +257,10 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const voi
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size);
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
-        if (with_code) ctx->code_sent[ep].erase(ifunc->hash);
+        if (with_code) {
+            ctx->code_sent[ep].erase(ifunc->hash);
+            ctx->known_ep = nullptr;
+        }
         return st;
     }
     ctx->pending[h.req_id] = Pending{cb, user_data, ep};

@@ -188,7 +188,9 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
                     View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
         ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
+        ctx->in_handler = true;
         handle(ctx, in);
+        ctx->in_handler = false;
         ctx->in_progress = true;
         ctx->handled_inline++;
         return UCS_OK;
@@ -480,6 +482,9 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
 
 unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
 {
+    // Called from a completion callback that runs inside UCX's progress (a
+    // message handled in the AM handler): UCX progress must not recurse.
+    if (ctx->in_handler) return 0;
     const uint64_t inline_before = ctx->handled_inline;
     ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
     unsigned n = ucp_worker_progress(ctx->params.worker);

@@ -111,6 +111,47 @@ TEST_P(Plugin, ManyInFlightCompleteInOrder)
     }
 }
 
+// A completion callback that calls ucx_ifunc_progress() and invokes again
+// (whether its reply was handled inside UCX's progress or from the queue):
+// no recursion into UCX, every chained invocation completes, in order.
+namespace {
+struct Chain {
+    ucx_ifunc_context_h ctx;
+    ucx_ifunc_h f;
+    ucp_ep_h ep;
+    int left;
+    std::vector<uint64_t> seen;
+    ucx_ifunc_status_t bad = UCX_IFUNC_OK;
+};
+void chain_cb(const ucx_ifunc_result_t *res, void *arg)
+{
+    auto *ch = static_cast<Chain *>(arg);
+    uint64_t v = 0;
+    if (res->status != UCX_IFUNC_OK || res->reply_size != sizeof(v)) {
+        ch->bad = res->status == UCX_IFUNC_OK ? UCX_IFUNC_ERR_PROTOCOL : res->status;
+        return;
+    }
+    memcpy(&v, res->reply, sizeof(v));
+    ch->seen.push_back(v);
+    ucx_ifunc_progress(ch->ctx);  // must not recurse into UCX
+    if (--ch->left > 0) {
+        ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(ch->f, ch->ep, nullptr, 0, chain_cb, ch);
+        if (st != UCX_IFUNC_INPROGRESS) ch->bad = st;
+    }
+}
+}  // namespace
+
+TEST_P(Plugin, CallbackMayProgressAndInvokeAgain)
+{
+    start(1);
+    Chain ch{c->ctx, reg("basic", "count"), c->peer(1).ep, 50, {}, UCX_IFUNC_OK};
+    ASSERT_EQ(UCX_IFUNC_INPROGRESS, ucx_ifunc_invoke_nb(ch.f, ch.ep, nullptr, 0, chain_cb, &ch));
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    EXPECT_EQ(UCX_IFUNC_OK, ch.bad) << ucx_ifunc_status_string(ch.bad);
+    ASSERT_EQ(50u, ch.seen.size());
+    for (size_t i = 0; i < ch.seen.size(); ++i) EXPECT_EQ(i + 1, ch.seen[i]);
+}
+
 TEST_P(Plugin, CodeIsSentOncePerPeer)
 {
     start(2);

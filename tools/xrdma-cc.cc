@@ -523,16 +523,6 @@ bool no_entries(const Options &o)
     return false;
 }
 
-bool is_identifier(const std::string &s)
-{
-    if (s.empty() || s.size() > 255) return false;
-    for (size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = s[i];
-        bool ok = c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (i > 0 && c >= '0' && c <= '9');
-        if (!ok) return false;
-    }
-    return true;
-}
 
 // Entries of a native part: defined dynamic symbols __xrdma_entry_<name>
 // whose function <name> is exported too. Sorted, so images are reproducible.
@@ -557,7 +547,7 @@ bool native_entries(const std::vector<uint8_t> &so, const Options &o, std::vecto
     for (const auto &name : defined) {
         if (name.compare(0, mlen, kEntryMarker) != 0) continue;
         std::string entry = name.substr(mlen);
-        if (!is_identifier(entry)) {
+        if (entry.size() > xrdma::kMaxEntryLen || !xrdma::is_c_identifier(entry)) {
             fprintf(stderr, "%s: entry marker %s does not name a valid entry\n", prog, name.c_str());
             return false;
         }

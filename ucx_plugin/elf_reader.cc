@@ -14,6 +14,8 @@
 // <elf.h>, so that the reader does not depend on the host's headers.
 #include "elf_reader.h"
 
+#include "image.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -103,23 +105,6 @@ std::string hex(uint64_t v)
     return b;
 }
 
-// Printable form of an untrusted name for messages.
-std::string printable(const std::string &s, size_t max = 64)
-{
-    std::string out;
-    for (size_t i = 0; i < s.size() && i < max; ++i) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c < 0x7f) {
-            out += char(c);
-        } else {
-            char b[8];
-            snprintf(b, sizeof(b), "\\x%02x", c);
-            out += b;
-        }
-    }
-    if (s.size() > max) out += "...";
-    return out;
-}
 
 std::string type_name(uint16_t type)
 {
@@ -625,7 +610,7 @@ ucx_ifunc_status_t Reader::dynamic()
         if (!string_at(off, &name)) return bad(why_, "ELF: a DT_NEEDED name lies outside the string table");
         if (name.empty()) return bad(why_, "ELF: an empty DT_NEEDED name");
         if (name.find('/') != std::string::npos)
-            return bad(why_, "ELF: DT_NEEDED \"" + printable(name) +
+            return bad(why_, "ELF: DT_NEEDED \"" + printable(name, 64) +
                                  "\" is a path: injected code may not choose which file the target loads");
         info_.needed.push_back(name);
     }
@@ -774,10 +759,10 @@ ucx_ifunc_status_t Reader::symbols()
         sym.bind = st_info >> 4;
         sym.visibility = st_other & 3;
         if (sym.defined && sym.bind == STB_GNU_UNIQUE)
-            return bad(why_, "ELF: unique symbol '" + printable(sym.name) +
+            return bad(why_, "ELF: unique symbol '" + printable(sym.name, 64) +
                                  "' (STB_GNU_UNIQUE) would be shared with every library of the process");
         if (sym.defined && sym.type == STT_GNU_IFUNC)
-            info_.load_code.push_back("IFUNC symbol '" + printable(sym.name) + "' (its resolver runs when it is bound)");
+            info_.load_code.push_back("IFUNC symbol '" + printable(sym.name, 64) + "' (its resolver runs when it is bound)");
         if (sym.defined && shndx != SHN_ABS && (sym.type == STT_FUNC || sym.type == STT_NOTYPE)) {
             const Load *l = segment_of(value, 1);
             sym.in_code = l && (l->flags & PF_X);
@@ -804,7 +789,7 @@ ucx_ifunc_status_t Reader::versions()
                 return bad(why_, "ELF: a version need record's file name lies outside the string table");
             // glibc asserts the file is one the object depends on.
             if (std::find(info_.needed.begin(), info_.needed.end(), file) == info_.needed.end())
-                return bad(why_, "ELF: versions needed from \"" + printable(file) + "\", which is not a DT_NEEDED library");
+                return bad(why_, "ELF: versions needed from \"" + printable(file, 64) + "\", which is not a DT_NEEDED library");
             uint64_t aux = at + ld32(vn + 8);
             for (;;) {
                 const uint8_t *a = table(aux, 16, "version need entry");

@@ -22,7 +22,6 @@ constexpr uint32_t kEntrySize = 8;   // {u32 name_off, u32 name_len}
 constexpr uint32_t kPartSize = 32;   // {u32 kind, flags, triple_off, triple_len; u64 data_off, data_len}
 constexpr uint32_t kMaxEntries = 256;
 constexpr uint32_t kMaxParts = 64;
-constexpr size_t kMaxNameLen = 255;
 constexpr size_t kMaxTripleLen = 64;
 constexpr size_t kDataAlign = 16;
 
@@ -69,6 +68,27 @@ bool range_ok(uint64_t off, uint64_t len, uint64_t lo, uint64_t hi)
     return off >= lo && off <= hi && len <= hi - off;
 }
 
+bool is_triple_char(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+}
+
+
+Hash compute_hash(const uint8_t *bytes, size_t total)
+{
+    static const uint8_t zeros[32] = {};
+    Sha256 s;
+    s.update(bytes, kOffHash);
+    s.update(zeros, sizeof(zeros));
+    s.update(bytes + kOffHash + 32, total - (kOffHash + 32));
+    return s.finish();
+}
+
+size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+}  // namespace
+
 bool is_c_identifier(std::string_view s)
 {
     if (s.empty()) return false;
@@ -80,14 +100,7 @@ bool is_c_identifier(std::string_view s)
     return true;
 }
 
-bool is_triple_char(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
-}
-
-// Printable excerpt of untrusted bytes for error messages.
-std::string printable(std::string_view s, size_t max = 40)
+std::string printable(std::string_view s, size_t max)
 {
     std::string out;
     for (size_t i = 0; i < s.size() && i < max; ++i) {
@@ -103,20 +116,6 @@ std::string printable(std::string_view s, size_t max = 40)
     if (s.size() > max) out += "...";
     return out;
 }
-
-Hash compute_hash(const uint8_t *bytes, size_t total)
-{
-    static const uint8_t zeros[32] = {};
-    Sha256 s;
-    s.update(bytes, kOffHash);
-    s.update(zeros, sizeof(zeros));
-    s.update(bytes + kOffHash + 32, total - (kOffHash + 32));
-    return s.finish();
-}
-
-size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
-}  // namespace
 
 bool ImageView::has_entry(std::string_view name) const
 {
@@ -194,7 +193,7 @@ ucx_ifunc_status_t image_parse(const uint8_t *bytes, size_t size, ImageView *out
                             ") lies outside the string/data area [" + std::to_string(tables_end) + ", " +
                             std::to_string(total) + ")");
         if (len == 0) return fail(why, UCX_IFUNC_ERR_BAD_LENGTH, field + " is empty");
-        if (len > kMaxNameLen)
+        if (len > kMaxEntryLen)
             return fail(why, UCX_IFUNC_ERR_BAD_LENGTH,
                         field + " is " + std::to_string(len) + " bytes, longer than 255");
         std::string_view name(reinterpret_cast<const char *>(bytes + off), len);

@@ -59,6 +59,14 @@ bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
 // The triple this process runs on, as written into native parts.
 const std::string &host_triple();
 
+// Longest entry name an image (and an invocation) may carry.
+constexpr size_t kMaxEntryLen = 255;
+// Whether @p s is a C identifier (what entry names must be).
+bool is_c_identifier(std::string_view s);
+// Printable excerpt of untrusted bytes for error messages: at most @p max
+// characters, others as \xNN.
+std::string printable(std::string_view s, size_t max = 40);
+
 std::string hash_hex(const Hash &h, size_t nbytes = 32);
 
 }  // namespace xrdma

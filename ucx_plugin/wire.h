@@ -78,7 +78,6 @@ inline ReplyHdr make_reply_hdr(ReplyKind kind, int32_t status, int32_t rank, uin
     return h;
 }
 
-constexpr size_t kMaxEntryLen = 255;
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 
 // Check an InvokeHdr against the data length that came with it.

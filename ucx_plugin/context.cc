@@ -192,7 +192,6 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         handle(ctx, in);
         ctx->in_handler = false;
         ctx->in_progress = true;
-        ctx->handled_inline++;
         return UCS_OK;
     }
     std::unique_ptr<Incoming> in;
@@ -485,11 +484,9 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     // Called from a completion callback that runs inside UCX's progress (a
     // message handled in the AM handler): UCX progress must not recurse.
     if (ctx->in_handler) return 0;
-    const uint64_t inline_before = ctx->handled_inline;
     ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
-    unsigned n = ucp_worker_progress(ctx->params.worker);
+    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
     ctx->in_progress = false;
-    n += unsigned(ctx->handled_inline - inline_before);
     if (ctx->in_dispatch) return n;
     while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
         std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());

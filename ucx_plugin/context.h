@@ -47,22 +47,12 @@ struct xrdma_ctx {
     // capacity (a context reuses one xrdma_ctx: no allocation per call).
     void reset()
     {
-        context = nullptr;
-        hdr = nullptr;
-        image.reset();
-        entry.clear();
-        reply_ep = nullptr;
-        target_args = nullptr;
-        layer_data = nullptr;
-        replied = forwarded = false;
+        std::vector<uint8_t> r = std::move(reply), f = std::move(fwd_args);
+        *this = xrdma_ctx{};
+        reply = std::move(r);
         reply.clear();
-        fwd_rank = -1;
+        fwd_args = std::move(f);
         fwd_args.clear();
-        payload = nullptr;
-        fwd_prefix = 0;
-        fail_status = UCX_IFUNC_OK;
-        fail_message.clear();
-        real_entry = nullptr;
     }
 };
 
@@ -106,7 +96,6 @@ struct ucx_ifunc_context {
     bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
-    uint64_t handled_inline = 0;
     bool in_handler = false;  // a message is being handled inside UCX's progress
     // Smallest message size an immediate send was refused for (transmit()).
     size_t imm_fail_min = SIZE_MAX;

@@ -92,11 +92,11 @@ benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD) -lopen-pal
 benchmarks_xrdma_pointer_chase_LDFLAGS = -no-install
 EXTRA_benchmarks_xrdma_pointer_chase_DEPENDENCIES = $(CHASE_IMAGES)
 CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
-benchmarks/xchase_native.xfn: benchmarks/xchase_ifunc.c tools/xrdma-cc$(EXEEXT)
+# The step is the example's (examples/mpi_chase_ifunc.c), built twice.
+benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
-benchmarks/xchase_bitcode.xfn: benchmarks/xchase_ifunc.c tools/xrdma-cc$(EXEEXT)
+benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
-EXTRA_DIST += benchmarks/xchase_ifunc.c
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c

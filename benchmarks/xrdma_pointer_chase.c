@@ -52,7 +52,8 @@ static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode"}
 static const char *const mode_titles[NMODES] = {"MPI_Get chain", "AM handler", "X-RDMA native",
                                                 "X-RDMA bitcode"};
 
-/* The ifunc's arguments (xchase_ifunc.c) and the AM's payload. */
+/* The ifunc's arguments (examples/mpi_chase_ifunc.c, the same step as the
+ * example's) and the AM's payload. */
 struct chase_args {
     uint64_t node;
     uint64_t remaining;

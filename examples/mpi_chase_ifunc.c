@@ -1,4 +1,5 @@
-/* The injected step of examples/mpi_pointer_chase.c.
+/* The injected step of examples/mpi_pointer_chase.c (and of
+ * benchmarks/xrdma_pointer_chase.c, built from this file).
  *
  * Rank 0 calls MPIX_Xget on the owner of a list node with a chase_args
  * argument. At each rank this function follows the list through the rank's
@@ -16,7 +17,8 @@
 #include <string.h>
 #include <xrdma_ifunc.h>
 
-/* Must match struct chase_args in mpi_pointer_chase.c. */
+/* Must match struct chase_args in mpi_pointer_chase.c and
+ * benchmarks/xrdma_pointer_chase.c. */
 struct chase_args {
     uint64_t node;           /* current global node, owned by this rank */
     uint64_t remaining;      /* hops still to follow from node */

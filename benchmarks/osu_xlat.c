@@ -14,55 +14,20 @@
  *
  *   mpirun -n 2 osu_xput_latency [-m MIN:MAX] [-w KIND] [-s SYNC] [--csv]
  */
-#include "osu_common.h"
+#include "osu_ops.h"
 
-#ifndef OSU_OP
-#define OSU_OP 0
-#endif
 #if OSU_OP == 0
-#define OP_X "MPIX_Xput"
-#define OP_MPI "MPI_Put"
-#define OP_ENTRY "osu_store"
 #define OP_TITLE "Put"
 #define OP_PROG "osu_xput_latency"
 #elif OSU_OP == 1
-#define OP_X "MPIX_Xget"
-#define OP_MPI "MPI_Get"
-#define OP_ENTRY "osu_fetch"
 #define OP_TITLE "Get"
 #define OP_PROG "osu_xget_latency"
 #else
-#define OP_X "MPIX_Xinvoke"
-#define OP_MPI "MPI_Put"
-#define OP_ENTRY "osu_nop"
 #define OP_TITLE "Invoke"
 #define OP_PROG "osu_xinvoke_latency"
 #endif
 
 static struct osu_opts o;
-static struct osu_window w;
-static char *origin; /* origin buffer */
-static MPIX_Ifunc f;
-
-static void x_op(size_t size)
-{
-#if OSU_OP == 0
-    osu_check(MPIX_Xput(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, f, NULL, 0, w.win), OP_X);
-#elif OSU_OP == 1
-    osu_check(MPIX_Xget(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, f, NULL, 0, w.win), OP_X);
-#else
-    osu_check(MPIX_Xinvoke(f, origin, (int)size, 1, w.win), OP_X);
-#endif
-}
-
-static void mpi_op(size_t size)
-{
-#if OSU_OP == 1
-    osu_check(MPI_Get(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, w.win), OP_MPI);
-#else
-    osu_check(MPI_Put(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, w.win), OP_MPI);
-#endif
-}
 
 /* Per-iteration samples of the current size, by mode. */
 static double *samples[3];

@@ -5,7 +5,7 @@
 OSU_BENCH_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
 # The core (PMPI interposition) first, ahead of libmpi: see ompi_ext/local.mk.
 OSU_BENCH_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
-OSU_BENCH_HDRS = benchmarks/osu_common.h benchmarks/bench_common.h
+OSU_BENCH_HDRS = benchmarks/osu_common.h benchmarks/osu_ops.h benchmarks/bench_common.h
 
 OSU_LAT_PROGS = benchmarks/osu_xput_latency benchmarks/osu_xget_latency benchmarks/osu_xinvoke_latency
 noinst_PROGRAMS += $(OSU_LAT_PROGS)

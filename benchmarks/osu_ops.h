@@ -1,0 +1,49 @@
+/* The operation an osu_x* benchmark measures, chosen at build time with
+ * OSU_OP (0: MPIX_Xput, 1: MPIX_Xget, 2: MPIX_Xinvoke), and its MPI
+ * counterpart (MPI_Put, MPI_Get; MPI_Put of the argument bytes for Xinvoke),
+ * on the benchmark's window w with the origin buffer origin and the ifunc f
+ * (entry OP_ENTRY of osu_ifuncs.xfn). Shared by osu_xlat.c and osu_xbw.c. */
+#pragma once
+
+#include "osu_common.h"
+
+#ifndef OSU_OP
+#define OSU_OP 0
+#endif
+#if OSU_OP == 0
+#define OP_X "MPIX_Xput"
+#define OP_MPI "MPI_Put"
+#define OP_ENTRY "osu_store"
+#elif OSU_OP == 1
+#define OP_X "MPIX_Xget"
+#define OP_MPI "MPI_Get"
+#define OP_ENTRY "osu_fetch"
+#else
+#define OP_X "MPIX_Xinvoke"
+#define OP_MPI "MPI_Put"
+#define OP_ENTRY "osu_nop"
+#endif
+
+static struct osu_window w;
+static char *origin; /* origin buffer */
+static MPIX_Ifunc f;
+
+static void x_op(size_t size)
+{
+#if OSU_OP == 0
+    osu_check(MPIX_Xput(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, f, NULL, 0, w.win), OP_X);
+#elif OSU_OP == 1
+    osu_check(MPIX_Xget(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, f, NULL, 0, w.win), OP_X);
+#else
+    osu_check(MPIX_Xinvoke(f, origin, (int)size, 1, w.win), OP_X);
+#endif
+}
+
+static void mpi_op(size_t size)
+{
+#if OSU_OP == 1
+    osu_check(MPI_Get(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, w.win), OP_MPI);
+#else
+    osu_check(MPI_Put(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, w.win), OP_MPI);
+#endif
+}

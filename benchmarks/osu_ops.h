@@ -47,3 +47,34 @@ static void mpi_op(size_t size)
     osu_check(MPI_Put(origin, (int)size, MPI_BYTE, 1, w.disp, (int)size, MPI_BYTE, w.win), OP_MPI);
 #endif
 }
+
+/* After osu_parse(): the AM baseline, the window, the origin buffer and the
+ * ifunc; then one X-operation so that the target's code cache is warm (the
+ * code travels with the first one). */
+static void osu_ops_setup(const struct osu_opts *o)
+{
+    osu_am_init(o->max_size, osu_spin(o));
+    osu_win_create(&w, o->win, o->max_size);
+    origin = aligned_alloc(4096, (o->max_size + 4095) & ~(size_t)4095);
+    if (!origin) bench_die("out of memory");
+    memset(origin, 2, o->max_size);
+    f = osu_load_ifunc(o, OP_ENTRY);
+    if (bench_rank == 0) {
+        osu_epoch_begin(o, w.win);
+        osu_batch_begin(o, w.win);
+        x_op(o->min_size);
+        osu_batch_end(o, w.win);
+        osu_epoch_end(o, w.win);
+        osu_origin_done(o);
+    } else {
+        osu_target_serve(o, w.win, 1);
+    }
+}
+
+static void osu_ops_teardown(const struct osu_opts *o)
+{
+    MPIX_Ifunc_free(&f);
+    osu_win_free(&w, o->win);
+    osu_am_fini();
+    free(origin);
+}

@@ -105,22 +105,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    osu_am_init(o.max_size, osu_spin(&o));
-    osu_win_create(&w, o.win, o.max_size);
-    origin = aligned_alloc(4096, (o.max_size + 4095) & ~(size_t)4095);
-    if (!origin) bench_die("out of memory");
-    memset(origin, 2, o.max_size);
-    f = osu_load_ifunc(&o, OP_ENTRY);
-    if (bench_rank == 0) { /* warm the target's code cache */
-        osu_epoch_begin(&o, w.win);
-        osu_batch_begin(&o, w.win);
-        x_op(o.min_size);
-        osu_batch_end(&o, w.win);
-        osu_epoch_end(&o, w.win);
-        osu_origin_done(&o);
-    } else {
-        osu_target_serve(&o, w.win, 1);
-    }
+    osu_ops_setup(&o);
 
     if (bench_rank == 0) {
         if (o.csv) {
@@ -199,10 +184,7 @@ int main(int argc, char **argv)
     }
     (void)mode_names;
     for (int m = 0; m < M_N; ++m) free(samples[m]);
-    MPIX_Ifunc_free(&f);
-    osu_win_free(&w, o.win);
-    osu_am_fini();
-    free(origin);
+    osu_ops_teardown(&o);
     MPI_Finalize();
     return 0;
 }

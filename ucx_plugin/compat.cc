@@ -16,8 +16,6 @@
 #include <cstring>
 #include <dirent.h>
 #include <dlfcn.h>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <unistd.h>
@@ -68,14 +66,6 @@ ucs_status_t to_ucs(ucx_ifunc_status_t st)
     }
 }
 
-bool read_all(const std::string &path, std::vector<uint8_t> *out)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return !in.bad();
-}
-
 bool triple_ok(const std::string &t)
 {
     if (t.empty() || t.size() > 64) return false;
@@ -106,7 +96,7 @@ std::vector<uint8_t> bitcode_image(const std::string &dir, const std::string &n)
         std::string triple = f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
         if (!triple_ok(triple)) continue;
         PartSpec p{PartKind::llvm_bitcode, triple, {}};
-        if (!read_all(dir + "/" + f, &p.data)) {
+        if (read_file(dir + "/" + f, &p.data) != UCX_IFUNC_OK) {
             XRDMA_ERROR("ifunc %s: cannot read %s/%s", n.c_str(), dir.c_str(), f.c_str());
             return {};
         }
@@ -117,7 +107,7 @@ std::vector<uint8_t> bitcode_image(const std::string &dir, const std::string &n)
         return {};
     }
     PartSpec deps{PartKind::library_list, "any", {}};
-    if (read_all(dir + "/" + n + ".deps", &deps.data)) parts.push_back(std::move(deps));
+    if (read_file(dir + "/" + n + ".deps", &deps.data) == UCX_IFUNC_OK) parts.push_back(std::move(deps));
     return image_build({n + "_main"}, parts);
 }
 
@@ -184,12 +174,11 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
     const char *dir = getenv("UCX_IFUNC_LIB_DIR");
     std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
     if (param.llvm_bc) return register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::vector<uint8_t> so;
+    if (read_file(path, &so) != UCX_IFUNC_OK) {
         XRDMA_ERROR("ifunc %s: cannot read %s: %s", param.name, path.c_str(), strerror(errno));
         return UCS_ERR_NO_ELEM;
     }
-    std::vector<uint8_t> so((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     void *dl = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         XRDMA_ERROR("ifunc %s: %s", param.name, dlerror());

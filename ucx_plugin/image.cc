@@ -89,6 +89,24 @@ size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 }  // namespace
 
+ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max)
+{
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return UCX_IFUNC_ERR_IO;
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        out->insert(out->end(), buf, buf + n);
+        if (out->size() > max) {
+            fclose(f);
+            return UCX_IFUNC_ERR_DENIED;
+        }
+    }
+    bool err = ferror(f);
+    fclose(f);
+    return err ? UCX_IFUNC_ERR_IO : UCX_IFUNC_OK;
+}
+
 bool is_c_identifier(std::string_view s)
 {
     if (s.empty()) return false;

@@ -59,6 +59,11 @@ bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
 // The triple this process runs on, as written into native parts.
 const std::string &host_triple();
 
+// The whole file at @p path into @p out (appended). UCX_IFUNC_ERR_IO if it
+// cannot be opened or read (errno tells why), UCX_IFUNC_ERR_DENIED as soon as
+// it holds more than @p max bytes (the rest is not read).
+ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max = SIZE_MAX);
+
 // Longest entry name an image (and an invocation) may carry.
 constexpr size_t kMaxEntryLen = 255;
 // Whether @p s is a C identifier (what entry names must be).

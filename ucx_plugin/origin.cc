@@ -13,27 +13,13 @@ using namespace xrdma;
 
 namespace {
 
-ucx_ifunc_status_t read_file(const char *path, std::vector<uint8_t> *out)
+ucx_ifunc_status_t read_image_file(const char *path, std::vector<uint8_t> *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        XRDMA_ERROR("cannot open image %s: %s", path, strerror(errno));
-        return UCX_IFUNC_ERR_IO;
-    }
     const unsigned long long max = config_get_ull("XRDMA_MAX_IMAGE_SIZE");
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        out->insert(out->end(), buf, buf + n);
-        if (out->size() > max) {
-            fclose(f);
-            XRDMA_ERROR("image %s exceeds XRDMA_MAX_IMAGE_SIZE=%llu", path, max);
-            return UCX_IFUNC_ERR_DENIED;
-        }
-    }
-    bool err = ferror(f);
-    fclose(f);
-    return err ? UCX_IFUNC_ERR_IO : UCX_IFUNC_OK;
+    ucx_ifunc_status_t st = read_file(path, out, size_t(max));
+    if (st == UCX_IFUNC_ERR_IO) XRDMA_ERROR("cannot read image %s: %s", path, strerror(errno));
+    if (st == UCX_IFUNC_ERR_DENIED) XRDMA_ERROR("image %s exceeds XRDMA_MAX_IMAGE_SIZE=%llu", path, max);
+    return st;
 }
 
 void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
@@ -223,7 +209,7 @@ ucx_ifunc_status_t ucx_ifunc_register_file(ucx_ifunc_context_h ctx, const char *
 {
     if (!ctx || !path || !ifunc_p) return UCX_IFUNC_ERR_INVALID_PARAM;
     std::vector<uint8_t> bytes;
-    ucx_ifunc_status_t st = read_file(path, &bytes);
+    ucx_ifunc_status_t st = read_image_file(path, &bytes);
     if (st != UCX_IFUNC_OK) return st;
     return ucx_ifunc_register_mem(ctx, bytes.data(), bytes.size(), entry, 0, ifunc_p);
 }

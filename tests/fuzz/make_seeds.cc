@@ -32,18 +32,6 @@ bool write_file(const std::string &path, const Buf &b)
     return fclose(f) == 0 && ok;
 }
 
-Buf read_file(const std::string &path)
-{
-    Buf out;
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) return out;
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
-    fclose(f);
-    return out;
-}
-
 std::string base_name(const std::string &path)
 {
     std::string b = path.substr(path.find_last_of('/') + 1);
@@ -156,7 +144,8 @@ int main(int argc, char **argv)
     Buf basic;
     for (int i = 2; i < argc; ++i) {
         const std::string name = base_name(argv[i]);
-        Buf img = read_file(argv[i]);
+        Buf img;
+        if (xrdma::read_file(argv[i], &img) != UCX_IFUNC_OK) img.clear();  // (refused below)
         ImageView v;
         std::string why;
         if (image_parse(img.data(), img.size(), &v, &why) != UCX_IFUNC_OK) {

@@ -43,18 +43,6 @@ std::vector<std::string> files_in(const std::string &dir)
     return out;
 }
 
-std::vector<uint8_t> read_file(const std::string &path)
-{
-    std::vector<uint8_t> out;
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) return out;
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
-    fclose(f);
-    return out;
-}
-
 // Inputs named valid-* are ones a decoder once refused wrongly: they must
 // be accepted, not only survive.
 bool accepted(const std::string &target, const std::vector<uint8_t> &in)
@@ -73,7 +61,8 @@ std::string replay(const std::string &target, const std::string &path, void (*ha
     if (pid < 0) return "fork failed";
     if (pid == 0) {
         alarm(30);
-        std::vector<uint8_t> in = read_file(path);
+        std::vector<uint8_t> in;
+        if (xrdma::read_file(path, &in) != UCX_IFUNC_OK) _exit(4);
         harness(in.data(), in.size());
         const std::string base = path.substr(path.find_last_of('/') + 1);
         if (base.compare(0, 6, "valid-") == 0 && !accepted(target, in)) _exit(3);

@@ -23,8 +23,9 @@ namespace {
 
 std::vector<uint8_t> read_image(const std::string &name)
 {
-    std::ifstream in(Cluster::image_path(name), std::ios::binary);
-    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> img;
+    if (xrdma::read_file(Cluster::image_path(name), &img) != UCX_IFUNC_OK) ADD_FAILURE() << "cannot read image " << name;
+    return img;
 }
 
 uint64_t get(const std::vector<uint8_t> &b, size_t off, int width)

@@ -129,18 +129,6 @@ bool inside(const void *p, size_t n, const uint8_t *base, size_t size)
     return q >= base && q <= base + size && n <= size_t(base + size - q);
 }
 
-std::vector<uint8_t> read_file(const std::string &path)
-{
-    std::vector<uint8_t> out;
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) return out;
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
-    fclose(f);
-    return out;
-}
-
 std::string builddir()
 {
     const char *b = getenv("XRDMA_TEST_BUILDDIR");
@@ -151,8 +139,8 @@ std::string builddir()
 std::vector<uint8_t> real_shared_object()
 {
     std::string path = builddir() + "/tests/plugin/ifuncs/unit_two.xfn";
-    std::vector<uint8_t> img = read_file(path);
-    if (img.empty()) {
+    std::vector<uint8_t> img;
+    if (xrdma::read_file(path, &img) != UCX_IFUNC_OK || img.empty()) {
         ADD_FAILURE() << "cannot read " << path << " (built by make check)";
         return {};
     }

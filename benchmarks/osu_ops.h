@@ -50,9 +50,17 @@ static void mpi_op(size_t size)
 
 /* After osu_parse(): the AM baseline, the window, the origin buffer and the
  * ifunc; then one X-operation so that the target's code cache is warm (the
- * code travels with the first one). */
-static void osu_ops_setup(const struct osu_opts *o)
+ * code travels with the first one). 0 (after MPI_Finalize) unless the job
+ * has exactly the 2 ranks these benchmarks need. */
+static int osu_ops_setup(const struct osu_opts *o)
 {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (bench_rank == 0) fprintf(stderr, "%s: needs exactly 2 ranks\n", bench_name);
+        MPI_Finalize();
+        return 0;
+    }
     osu_am_init(o->max_size, osu_spin(o));
     osu_win_create(&w, o->win, o->max_size);
     origin = aligned_alloc(4096, (o->max_size + 4095) & ~(size_t)4095);
@@ -69,6 +77,7 @@ static void osu_ops_setup(const struct osu_opts *o)
     } else {
         osu_target_serve(o, w.win, 1);
     }
+    return 1;
 }
 
 static void osu_ops_teardown(const struct osu_opts *o)

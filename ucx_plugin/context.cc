@@ -59,23 +59,12 @@ struct SendOp {
 };
 
 // Finished SendOps kept for reuse by the thread that completes them, so a
-// stream of small messages allocates nothing. A send completes in the
-// calling thread or in whichever thread progresses the worker later.
-// Large buffers (a stream of large X-operations) have a short list of their
-// own: a fresh one per message cost an mmap, page faults and an munmap.
-constexpr size_t kSendPoolBytes = 64 * 1024, kSendLargeBytes = 8 << 20;
-thread_local FreeList<SendOp, 64> send_pool;
-thread_local FreeList<SendOp, 4> send_pool_large;
+// stream of messages allocates nothing. A send completes in the calling
+// thread or in whichever thread progresses the worker later.
+thread_local SizedFreeList<SendOp, 64, 4> send_pool;
 
-SendOp *send_op_get(size_t bytes) { return bytes > kSendPoolBytes ? send_pool_large.get() : send_pool.get(); }
-void send_op_put(SendOp *op)
-{
-    size_t cap = op->data.capacity();
-    if (cap <= kSendPoolBytes)
-        send_pool.put(op);
-    else
-        send_pool_large.put(op, cap <= kSendLargeBytes);
-}
+SendOp *send_op_get(size_t bytes) { return send_pool.get(bytes); }
+void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity()); }
 
 void send_done(void *request, ucs_status_t status, void *user_data)
 {
@@ -157,10 +146,6 @@ ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id,
     return UCX_IFUNC_INPROGRESS;
 }
 
-// Handled messages kept for reuse (ucx_ifunc_progress): up to kSpareMax,
-// of which at most kLargeMax hold more than kSpareBytes (up to kLargeBytes).
-constexpr size_t kSpareMax = 64, kSpareBytes = 64 * 1024, kLargeMax = 4, kLargeBytes = 8 << 20;
-
 void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
 {
     auto *in = static_cast<Incoming *>(user_data);
@@ -194,14 +179,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         ctx->in_progress = true;
         return UCS_OK;
     }
-    std::unique_ptr<Incoming> in;
-    if (!ctx->spare.empty()) {
-        in = std::move(ctx->spare.back());
-        ctx->spare.pop_back();
-        if (in->data_buf.capacity() > kSpareBytes) ctx->spare_large--;
-    } else {
-        in = std::make_unique<Incoming>();
-    }
+    std::unique_ptr<Incoming> in(ctx->spare.get(length));
     in->am_id = am_id;
     in->hdr_buf.assign(static_cast<const uint8_t *>(header),
                        static_cast<const uint8_t *>(header) + header_length);
@@ -493,14 +471,8 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
         ctx->incoming.pop_front();
         handle(ctx, *in);
         ++n;
-        // Keep small buffers, and a few large ones for streams of large
-        // messages (no allocation and page faults for each).
-        size_t cap = in->data_buf.capacity();
-        if (ctx->spare.size() < kSpareMax &&
-            (cap <= kSpareBytes || (cap <= kLargeBytes && ctx->spare_large < kLargeMax))) {
-            if (cap > kSpareBytes) ctx->spare_large++;
-            ctx->spare.push_back(std::move(in));
-        }
+        const size_t cap = in->data_buf.capacity();
+        ctx->spare.put(in.release(), cap);
     }
     if (!ctx->acks.empty()) flush_acks(ctx);
     return n;

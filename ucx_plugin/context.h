@@ -3,6 +3,7 @@
 
 #include "bytes.h"
 #include "code_cache.h"
+#include "free_list.h"
 #include "image.h"
 #include "ucx_ifunc.h"
 #include "wire.h"
@@ -120,11 +121,10 @@ struct ucx_ifunc_context {
     xrdma::CodeCache cache;
     std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
     // Handled messages kept for reuse: their buffers keep their capacity, so
-    // a steady stream of small messages allocates nothing.
-    std::vector<std::unique_ptr<xrdma::Incoming>> spare;
+    // a steady stream of messages allocates nothing.
+    xrdma::SizedFreeList<xrdma::Incoming, 64, 4> spare;
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
-    size_t spare_large = 0;  // how many of them hold more than 64 KiB
     ucx_ifunc_stats_t stats{};
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}

@@ -32,6 +32,10 @@ static const Knob knobs[] = {
     {"XRDMA_PEER_FAILURE", "auto",
      "Peer failure detection on MPI-layer endpoints: on, off, or auto (only to ranks on other hosts; "
      "UCX detects failures over TCP, not shared memory). Operations to a failed peer end with MPIX_ERR_PEER."},
+    {"XRDMA_EXEC", "auto",
+     "Where X-operations run: auto (in the origin process when it can map the target's window memory: "
+     "node peers' MPI_Win_allocate/MPI_Win_allocate_shared windows, and the origin's own rank; movable "
+     "code only, see xrdma_ifunc(3)) or target (always as a message to the target process)."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

@@ -23,6 +23,12 @@ struct ucx_ifunc {
     std::shared_ptr<const std::vector<uint8_t>> image;
     xrdma::Hash hash;
     std::string entry;
+    // Local execution (ucx_ifunc_invoke_local): the code loaded here, its
+    // entry and whether it may run outside its target (ucx_ifunc_movable()).
+    std::shared_ptr<xrdma::CachedImage> local;
+    void *local_fn = nullptr;
+    ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
+    std::string why_pinned;
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
@@ -37,23 +43,30 @@ struct xrdma_ctx {
     bool replied, forwarded;
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;
-    std::vector<uint8_t> fwd_args;
+    xrdma::Bytes fwd_args;
     const uint8_t *payload;            // what the dispatch hook was given
     size_t fwd_prefix;                 // bytes of it kept in front of forwards
     ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail() or on a fault
     std::string fail_message;
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
+    int exec_rank;                     // whose memory it runs on (xrdma_rank())
+    bool local;                        // started here by ucx_ifunc_invoke_local()
 
-    // Back to a fresh state for the next invocation, keeping the buffers'
-    // capacity (a context reuses one xrdma_ctx: no allocation per call).
-    void reset()
+    // Ready for the next call of an entry within one invocation (a forward
+    // that continues in this process): what a call sets goes back to its
+    // initial value; the buffers keep their capacity (no allocation per
+    // call) and what the invocation set (context, image, entry) stays.
+    void next_call(int rank)
     {
-        std::vector<uint8_t> r = std::move(reply), f = std::move(fwd_args);
-        *this = xrdma_ctx{};
-        reply = std::move(r);
+        replied = forwarded = false;
         reply.clear();
-        fwd_args = std::move(f);
+        fwd_rank = -1;
         fwd_args.clear();
+        fwd_prefix = 0;
+        layer_data = nullptr;
+        fail_status = UCX_IFUNC_OK;
+        if (!fail_message.empty()) fail_message.clear();
+        exec_rank = rank;
     }
 };
 

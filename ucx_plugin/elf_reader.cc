@@ -45,6 +45,10 @@ constexpr size_t kDynSize = 16;
 
 constexpr uint32_t SHT_STRTAB = 3;
 constexpr uint32_t SHT_DYNSYM = 11;
+constexpr uint32_t SHT_PROGBITS = 1;
+constexpr uint32_t SHT_NOBITS = 8;
+constexpr uint64_t SHF_WRITE = 1;
+constexpr uint64_t SHF_ALLOC = 2;
 constexpr uint16_t SHN_UNDEF = 0;
 constexpr uint16_t SHN_ABS = 0xfff1;
 
@@ -363,6 +367,25 @@ ucx_ifunc_status_t Reader::sections()
     if (shnum > (size - shoff) / kShdrSize)
         return bad(why_, "ELF: section header table (" + std::to_string(shnum) + " entries at " +
                              std::to_string(shoff) + ") extends past the end of the file");
+
+    // The object's own writable data (by section: names and sizes only
+    // decide where its code may run, never how it is loaded).
+    const uint64_t shstrndx = ld16(data + 62);
+    const Shdr names = shstrndx && shstrndx < shnum ? read_shdr(data + shoff + shstrndx * kShdrSize) : Shdr{};
+    const bool names_ok = names.type == SHT_STRTAB && in_bounds(names.offset, names.size, size);
+    for (uint64_t i = 1; i < shnum; ++i) {
+        const uint8_t *sh = data + shoff + i * kShdrSize;
+        const Shdr s = read_shdr(sh);
+        const uint64_t flags = ld64(sh + 8);
+        if ((flags & (SHF_ALLOC | SHF_WRITE)) != (SHF_ALLOC | SHF_WRITE) || s.size == 0) continue;
+        if (s.type != SHT_PROGBITS && s.type != SHT_NOBITS) continue;  // dynamic, init/fini arrays
+        std::string name = "section " + std::to_string(i);
+        const uint32_t n = ld32(sh);
+        if (names_ok && n < names.size && memchr(data + names.offset + n, '\0', names.size - n))
+            name = printable(reinterpret_cast<const char *>(data + names.offset + n), 64);
+        if (name == ".got" || name == ".got.plt" || name.rfind(".data.rel.ro", 0) == 0) continue;
+        info_.writable_data.push_back(name + " (" + std::to_string(s.size) + " bytes)");
+    }
 
     uint64_t dynsym_index = 0;
     for (uint64_t i = 1; i < shnum; ++i) {

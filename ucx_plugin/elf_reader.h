@@ -32,6 +32,10 @@ struct ElfInfo {
     // "DT_INIT", "DT_INIT_ARRAY (2 entries)", "DT_FINI", "DT_FINI_ARRAY ...",
     // "DT_PREINIT_ARRAY ...", "IFUNC symbol 'x'", "IRELATIVE relocation".
     std::vector<std::string> load_code;
+    // Writable data of the object's own, readable: ".data (8 bytes)",
+    // ".bss (4 bytes)". Not listed: what only the loader writes (GOT, the
+    // dynamic section, relocated read-only data, init/fini arrays).
+    std::vector<std::string> writable_data;
 };
 
 // Validate @p data as an ELF64 little-endian shared object and read it.

@@ -23,22 +23,7 @@ namespace {
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 const int kTimerSignal = SIGRTMIN + 3;
 struct sigaction g_previous[64];
-std::once_flag g_install_once;
-
-// What the current thread is running, for the signal handler.
-struct Guard {
-    sigjmp_buf jump;
-    const LoadedCode *code = nullptr;
-    volatile sig_atomic_t active = 0;
-    FaultInfo info;
-    timer_t timer;
-    bool timer_ready = false;
-    ~Guard()
-    {
-        if (timer_ready) timer_delete(timer);
-    }
-};
-thread_local Guard t_guard;
+pthread_once_t g_install_once = PTHREAD_ONCE_INIT;  // (std::call_once costs TLS lookups per call)
 
 // This thread's alternate signal stack, if we installed one: handed back
 // (the previous one restored) when the thread ends, so that threads which
@@ -62,7 +47,23 @@ struct AltStack {
         free(mem);
     }
 };
-thread_local AltStack t_altstack;
+
+// What the current thread is running, for the signal handler.
+struct Guard {
+    sigjmp_buf jump;
+    const LoadedCode *code = nullptr;
+    volatile sig_atomic_t active = 0;
+    FaultInfo info;
+    timer_t timer;
+    bool timer_ready = false;
+    AltStack alt;  // one thread-local object: one TLS lookup per guarded call
+    ~Guard()
+    {
+        if (timer_ready) timer_delete(timer);
+    }
+};
+thread_local Guard t_guard;
+
 
 uintptr_t pc_of(void *uctx)
 {
@@ -142,15 +143,15 @@ void install()
 }
 
 // A stack overflow in injected code needs another stack to be reported on.
-void ensure_altstack()
+void ensure_altstack(AltStack &alt)
 {
-    if (t_altstack.mem) return;
+    if (alt.mem) return;
     stack_t ss{};
     ss.ss_size = 64 * 1024;
     ss.ss_sp = malloc(ss.ss_size);
     if (!ss.ss_sp) return;
-    if (sigaltstack(&ss, &t_altstack.previous) == 0)
-        t_altstack.mem = ss.ss_sp;
+    if (sigaltstack(&ss, &alt.previous) == 0)
+        alt.mem = ss.ss_sp;
     else
         free(ss.ss_sp);
 }
@@ -197,9 +198,9 @@ int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
 {
     *info = FaultInfo{};
     if (!faults_contained() || !code) return call();
-    std::call_once(g_install_once, install);
-    ensure_altstack();
+    pthread_once(&g_install_once, install);
     Guard &g = t_guard;
+    ensure_altstack(g.alt);
     const LoadedCode *outer_code = g.code;  // (no nesting today; be safe)
     g.code = code;
     g.info = FaultInfo{};

@@ -413,6 +413,19 @@ std::vector<std::string> ir_imports(const Module &m)
     return out;
 }
 
+// Why the module's code only means what it means in the process it was
+// sent to (see LoadedCode::movable), or "" if it may run in any process:
+// writable globals of its own, or imports of target-only state.
+std::string why_pinned(const Module &m, const std::vector<std::string> &imports)
+{
+    std::string pin = policy_target_state_import(imports);
+    if (!pin.empty()) return "it calls " + pin;
+    for (const GlobalVariable &g : m.globals())
+        if (!g.isDeclaration() && !g.isConstant() && !g.getName().startswith("llvm."))
+            return "it has writable data: global '" + g.getName().str() + "'";
+    return "";
+}
+
 bool has_static_initializers(const Module &m)
 {
     for (const char *name : {"llvm.global_ctors", "llvm.global_dtors"}) {
@@ -596,16 +609,30 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
     // perhaps): the imports come from the bitcode's declarations, read
     // lazily (function bodies are skipped). Bitcode that does not even parse
     // is reported by the compile below.
-    if (!trusted) {
+    std::string pinned = "its bitcode does not parse";
+    {
         LLVMContext lctx;
         MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
         auto lazy = getLazyBitcodeModule(ref, lctx);
         if (lazy) {
-            ucx_ifunc_status_t st = policy_check_imports(ir_imports(**lazy), why);
-            if (st != UCX_IFUNC_OK) return st;
+            std::vector<std::string> imports = ir_imports(**lazy);
+            if (!trusted) {
+                ucx_ifunc_status_t st = policy_check_imports(imports, why);
+                if (st != UCX_IFUNC_OK) return st;
+            }
+            pinned = why_pinned(**lazy, imports);
         } else {
             consumeError(lazy.takeError());
         }
+    }
+    auto result = [&](ucx_ifunc_status_t st) {
+        if (st == UCX_IFUNC_OK) {
+            (*out)->why_pinned = pinned;
+            (*out)->movable = pinned.empty();
+        }
+        return st;
+    };
+    if (!trusted) {
         // The libraries a library-list part names are loaded before the
         // bitcode is linked: their constructors run, so the policy decides.
         for (const PartView &p : img.parts) {
@@ -638,7 +665,7 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
                 if (auto shared = it->second.lock()) {
                     n_shared++;
                     *out = std::make_unique<JitCode>(std::move(shared));
-                    return UCX_IFUNC_OK;
+                    return result(UCX_IFUNC_OK);
                 }
                 jit->live.erase(it);
             }
@@ -656,7 +683,7 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
     }
     jit->cv.notify_all();
     if (st == UCX_IFUNC_OK) *out = std::make_unique<JitCode>(std::move(ji));
-    return st;
+    return result(st);
 }
 
 JitCounters jit_counters() { return JitCounters{n_compiles.load(), n_cache_loads.load(), n_shared.load()}; }

@@ -189,6 +189,11 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
     XRDMA_DEBUG("loaded native code %s (%zu bytes)", label.c_str(), part->size);
     auto code = std::make_unique<NativeCode>(handle, fd, path);
     code->find_segments();
+    std::string pin = policy_target_state_import(imports);
+    code->why_pinned = !pin.empty()            ? "it calls " + pin
+                       : !elf.writable_data.empty() ? "it has writable data: " + elf.writable_data[0]
+                                                    : "";
+    code->movable = code->why_pinned.empty();
     *out = std::move(code);
     return UCX_IFUNC_OK;
 }

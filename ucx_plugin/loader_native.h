@@ -17,6 +17,14 @@ public:
     virtual void *symbol(const std::string &name) const = 0;
     // Whether @p pc is an instruction of this code (fault containment).
     virtual bool contains(uintptr_t pc) const = 0;
+
+    // Whether the code means the same in any process that maps the memory it
+    // is given: no writable data of its own, no target-only state
+    // (xrdma_user_ptr, xrdma_target_args). Only such code may run outside
+    // its target (node-local execution); decided by the loader from what it
+    // inspects anyway. @c why_pinned says why not, for the debug log.
+    bool movable = false;
+    std::string why_pinned = "not inspected";
 };
 
 // Pick the native part for this machine from @p img and load it.

@@ -100,4 +100,11 @@ ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *wh
     return UCX_IFUNC_ERR_DENIED;
 }
 
+std::string policy_target_state_import(const std::vector<std::string> &imports)
+{
+    for (const std::string &s : imports)
+        if (s == "xrdma_user_ptr" || s == "xrdma_target_args") return s;
+    return "";
+}
+
 }  // namespace xrdma

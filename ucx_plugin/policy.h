@@ -24,4 +24,9 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
 // UCX_IFUNC_ERR_DENIED with @p why naming it.
 ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *why);
 
+// The first of @p imports that ties code to the process it was sent to (the
+// runtime calls that return target-only state: xrdma_user_ptr,
+// xrdma_target_args), or "" if none does.
+std::string policy_target_state_import(const std::vector<std::string> &imports);
+
 }  // namespace xrdma

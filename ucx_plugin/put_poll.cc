@@ -136,7 +136,7 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         x.image = img;
         x.entry = entry;
         x.target_args = target_args;
-        x.fwd_rank = -1;
+        x.next_call(ctx->params.rank);
         int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);
         if (x.fail_status != UCX_IFUNC_OK) {
             *why = x.fail_message;

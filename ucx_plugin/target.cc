@@ -4,6 +4,7 @@
 
 #include "log.h"
 
+#include <cstdio>
 #include <cstring>
 
 using namespace xrdma;
@@ -20,17 +21,24 @@ struct Route {
     ucx_ifunc_context *ctx;
     const InvokeHdr &h;
     ucp_ep_h ep;  // nullptr: the origin is this process (complete locally)
+    // An invocation started here by ucx_ifunc_invoke_local(): its completion,
+    // called directly (it enters ctx->pending only if a forward leaves).
+    const Pending *started_here = nullptr;
 
     void answer(ucx_ifunc_status_t st, const std::string &msg, const void *reply = nullptr,
                 size_t len = 0) const
     {
         if (st != UCX_IFUNC_OK) ctx->stats.rejected++;
-        if (ep && st == UCX_IFUNC_OK && len == 0)
+        if (ep && st == UCX_IFUNC_OK && len == 0) {
             queue_ack(ctx, ep, h.req_id);
-        else if (ep)
+        } else if (ep) {
             send_reply(ctx, ep, h.req_id, st, msg, reply, len);
-        else
+        } else if (started_here) {
+            ucx_ifunc_result_t r{st, reply, len, ctx->params.rank, msg.c_str()};
+            started_here->cb(&r, started_here->user_data);
+        } else {
             complete_local(ctx, h.req_id, st, msg, reply, len);
+        }
     }
 };
 
@@ -52,7 +60,80 @@ bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
     return true;
 }
 
-std::string at_rank(ucx_ifunc_context *ctx) { return "rank " + std::to_string(ctx->params.rank) + ": "; }
+std::string at_rank(int rank) { return "rank " + std::to_string(rank) + ": "; }
+std::string at_rank(ucx_ifunc_context *ctx) { return at_rank(ctx->params.rank); }
+
+// Run entry @p fn of @p img on @p exec_rank's memory and answer through
+// @p route; forwards that stay in this process continue in the loop. Both
+// paths use it: an invocation that arrived (target_handle_invoke) and one
+// started here (ucx_ifunc_invoke_local).
+void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &entry,
+                    const std::shared_ptr<CachedImage> &img, void *fn, const uint8_t *args, size_t args_len,
+                    ucp_ep_h reply_ep, Route &route, int exec_rank)
+{
+    // The arguments are read where they arrived; only a forward that stays
+    // in this process makes new ones (kept in own_args).
+    const uint8_t *cur = args;
+    size_t cur_len = args_len;
+    Bytes own_args;
+    const bool local = route.started_here != nullptr;
+    xrdma_ctx &x = ctx->xctx;
+    struct Release {  // the image is not kept alive by a finished invocation
+        xrdma_ctx &x;
+        ~Release() { x.image.reset(); }
+    } release{x};
+    x.context = ctx;
+    x.hdr = &h;
+    x.image = img;
+    x.entry = entry;
+    x.reply_ep = reply_ep;
+    x.target_args = nullptr;
+    x.local = local;
+    for (;;) {
+        x.next_call(exec_rank);
+        int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
+        if (x.fail_status != UCX_IFUNC_OK) {
+            route.answer(x.fail_status, at_rank(exec_rank) + x.fail_message);
+            return;
+        }
+        if (rc != 0) {
+            route.answer(UCX_IFUNC_ERR_RETURN,
+                         at_rank(exec_rank) + "ifunc '" + entry + "' returned " + std::to_string(rc));
+            return;
+        }
+        if (!x.forwarded) {
+            route.answer(UCX_IFUNC_OK, "", x.reply.data(), x.reply.size());
+            return;
+        }
+        ctx->stats.forwarded++;
+        h.hops++;
+        h.flags |= kForwarded;
+        // The data is here (this rank's, or a node peer's memory mapped
+        // here, for code that may run anywhere): no message.
+        if (x.fwd_rank == ctx->params.rank ||
+            (img->code->movable && ctx->params.runs_here &&
+             ctx->params.runs_here(ctx->params.dispatch_arg, x.fwd_rank))) {
+            own_args.swap(x.fwd_args);
+            cur = own_args.data();
+            cur_len = own_args.size();
+            exec_rank = x.fwd_rank;
+            if (!local && !route_to_origin(ctx, h, &route.ep)) return;
+            continue;
+        }
+        ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
+        bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
+        auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
+        ucx_ifunc_status_t st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
+        if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
+            if (local || route_to_origin(ctx, h, &route.ep))
+                route.answer(st, at_rank(exec_rank) + "forwarding to rank " + std::to_string(x.fwd_rank) +
+                                     " failed");
+        } else if (local) {
+            ctx->pending[h.req_id] = *route.started_here;  // the answer comes here later
+        }
+        return;
+    }
+}
 
 }  // namespace
 
@@ -129,57 +210,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
 
-    // The arguments are read where they arrived; only a forward to this
-    // same rank makes new ones (kept in own_args).
-    const uint8_t *cur = args;
-    size_t cur_len = h.args_len;
-    std::vector<uint8_t> own_args;
-    xrdma_ctx &x = ctx->xctx;
-    struct Release {  // the image is not kept alive by a finished invocation
-        xrdma_ctx &x;
-        ~Release() { x.image.reset(); }
-    } release{x};
-    for (;;) {
-        x.reset();
-        x.context = ctx;
-        x.hdr = &h;
-        x.image = img;
-        x.entry = entry;
-        x.reply_ep = in.reply_ep;
-        x.fwd_rank = -1;
-        int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
-        if (x.fail_status != UCX_IFUNC_OK) {
-            route.answer(x.fail_status, at_rank(ctx) + x.fail_message);
-            return;
-        }
-        if (rc != 0) {
-            route.answer(UCX_IFUNC_ERR_RETURN,
-                         at_rank(ctx) + "ifunc '" + entry + "' returned " + std::to_string(rc));
-            return;
-        }
-        if (!x.forwarded) {
-            route.answer(UCX_IFUNC_OK, "", x.reply.data(), x.reply.size());
-            return;
-        }
-        ctx->stats.forwarded++;
-        h.hops++;
-        h.flags |= kForwarded;
-        if (x.fwd_rank == ctx->params.rank) {  // the data is here: no message
-            own_args.swap(x.fwd_args);
-            cur = own_args.data();
-            cur_len = own_args.size();
-            if (!route_to_origin(ctx, h, &route.ep)) return;
-            continue;
-        }
-        ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-        bool with_code = !code_known_by(ctx, dest, hash, true);
-        auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
-        st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
-        if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && route_to_origin(ctx, h, &route.ep)) {
-            route.answer(st, at_rank(ctx) + "forwarding to rank " + std::to_string(x.fwd_rank) + " failed");
-        }
-        return;
-    }
+    run_invocation(ctx, h, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank);
 }
 
 }  // namespace xrdma
@@ -201,15 +232,15 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     ucx_ifunc_context *ctx = x->context;
     if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
     x->fwd_rank = rank;
-    x->fwd_args.assign(x->payload, x->payload + x->fwd_prefix);
-    x->fwd_args.insert(x->fwd_args.end(), static_cast<const uint8_t *>(args),
-                       static_cast<const uint8_t *>(args) + args_size);
+    x->fwd_args.resize(x->fwd_prefix + args_size);  // keeps its capacity from call to call
+    if (x->fwd_prefix) memcpy(x->fwd_args.data(), x->payload, x->fwd_prefix);
+    if (args_size) memcpy(x->fwd_args.data() + x->fwd_prefix, args, args_size);
     x->forwarded = true;
     return 0;
 }
 
 int xrdma_origin(xrdma_ctx_t *x) { return (x && x->hdr) ? x->hdr->origin_rank : -1; }
-int xrdma_rank(xrdma_ctx_t *x) { return x ? x->context->params.rank : -1; }
+int xrdma_rank(xrdma_ctx_t *x) { return x ? x->exec_rank : -1; }
 int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
 void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
 void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
@@ -218,6 +249,71 @@ void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data =
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
 void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
+int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }
+
+void ucx_ifunc_ctx_replace_forward_prefix(xrdma_ctx_t *x, const void *prefix, size_t len)
+{
+    if (!x || !x->forwarded || x->fwd_args.size() < x->fwd_prefix) return;
+    const auto *p = static_cast<const uint8_t *>(prefix);
+    x->fwd_args.erase(x->fwd_args.begin(), x->fwd_args.begin() + ptrdiff_t(x->fwd_prefix));
+    x->fwd_args.insert(x->fwd_args.begin(), p, p + len);
+    x->fwd_prefix = len;
+}
+
+ucx_ifunc_status_t ucx_ifunc_movable(ucx_ifunc_h f, char *why_out, size_t why_size)
+{
+    if (!f) return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (f->movable == UCX_IFUNC_INPROGRESS) {  // decided once per registered ifunc
+        ucx_ifunc_context *ctx = f->ctx;
+        std::shared_ptr<CachedImage> img = ctx->cache.find(f->hash);
+        f->movable = UCX_IFUNC_OK;
+        if (!img) {
+            f->movable = ctx->cache.insert(f->hash, f->image->data(), f->image->size(), &img, &f->why_pinned);
+            if (f->movable == UCX_IFUNC_OK) ctx->stats.images_loaded++;
+        }
+        if (f->movable == UCX_IFUNC_OK && !(f->local_fn = img->entry(f->entry))) {
+            f->movable = UCX_IFUNC_ERR_NO_ENTRY;
+            f->why_pinned = "the code does not define entry '" + f->entry + "'";
+        }
+        if (f->movable == UCX_IFUNC_OK) {
+            f->local = img;
+            if (!img->code->movable) {
+                f->movable = UCX_IFUNC_ERR_DENIED;
+                f->why_pinned = img->code->why_pinned;
+            }
+        }
+    }
+    if (why_out && why_size) snprintf(why_out, why_size, "%s", f->why_pinned.c_str());
+    return f->movable;
+}
+
+ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *args, size_t args_size,
+                                          ucx_ifunc_complete_cb_t cb, void *user_data)
+{
+    if (!f || !cb || (args_size && !args) || args_size > UINT32_MAX || rank < 0 || !f->local)
+        return UCX_IFUNC_ERR_INVALID_PARAM;
+    // Pinned code runs only on this process's own memory.
+    if (rank != f->ctx->params.rank && f->movable != UCX_IFUNC_OK) return UCX_IFUNC_ERR_DENIED;
+    ucx_ifunc_context *ctx = f->ctx;
+    InvokeHdr h{};
+    h.magic = kInvokeMagic;
+    h.version = kWireVersion;
+    h.origin_rank = ctx->params.rank;
+    h.req_id = ctx->next_req_id++;
+    h.args_len = uint32_t(args_size);
+    memcpy(h.hash, f->hash.data(), sizeof(h.hash));
+    const Pending done{cb, user_data, nullptr};
+    Route route{ctx, h, nullptr, &done};
+    if (ctx->quarantined.count(f->hash)) {
+        route.answer(UCX_IFUNC_ERR_FAULT,
+                     at_rank(ctx) + "image " + hash_hex(f->hash, 8) + " is quarantined here after a fault");
+        return UCX_IFUNC_INPROGRESS;
+    }
+    std::shared_ptr<CachedImage> img = f->local;  // alive while it runs, even if the cache drops it
+    run_invocation(ctx, h, f->entry, img, f->local_fn, static_cast<const uint8_t *>(args), args_size, nullptr,
+                   route, rank);
+    return UCX_IFUNC_INPROGRESS;
+}
 
 void ucx_ifunc_ctx_fail(xrdma_ctx_t *x, ucx_ifunc_status_t status, const char *message)
 {

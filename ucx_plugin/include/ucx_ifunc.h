@@ -83,6 +83,13 @@ typedef struct {
      * distinct ids; all peers of a context must use the same ids.
      */
     uint16_t     am_id;
+    /**
+     * Optional: whether this process may run code on behalf of peer @p rank
+     * (its memory is mapped here, see ucx_ifunc_invoke_local()). A forward
+     * of movable code to such a rank continues in this process instead of
+     * travelling as a message. Called with @ref dispatch_arg.
+     */
+    int        (*runs_here)(void *dispatch_arg, int rank);
 } ucx_ifunc_context_params_t;
 
 /**
@@ -163,6 +170,34 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep,
                                        void *user_data);
 
 /**
+ * Whether @p ifunc may run outside the process it is sent to: its code has no
+ * writable data of its own and asks for no target-only state
+ * (xrdma_user_ptr(), xrdma_target_args()). The first call loads the code into
+ * this context's code cache (the symbol policy applies as at a target) and
+ * decides; later calls return the same. UCX_IFUNC_OK: movable;
+ * UCX_IFUNC_ERR_DENIED: loaded, but it may run here only on this process's
+ * own rank; another error: the code cannot be loaded here. @p why (may be
+ * NULL) says why not.
+ */
+ucx_ifunc_status_t ucx_ifunc_movable(ucx_ifunc_h ifunc, char *why, size_t why_size);
+
+/**
+ * Run @p ifunc in this process on behalf of peer @p rank, as if
+ * ucx_ifunc_invoke_nb() had sent it there: inside it xrdma_rank() is @p rank,
+ * the context's dispatch hook runs it (the layer above maps @p rank's memory),
+ * with the same fault containment, quarantine and errors as at a target.
+ * Forwards continue here while runs_here() says so, else travel as messages
+ * and answer this process. On UCX_IFUNC_INPROGRESS @p cb is called exactly
+ * once: before this returns if nothing left the process, else from
+ * ucx_ifunc_progress(). Needs ucx_ifunc_movable() called first: UCX_IFUNC_OK
+ * for any @p rank, UCX_IFUNC_ERR_DENIED for this context's own rank only.
+ * Any other return: nothing ran, @p cb is not called.
+ */
+ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h ifunc, int rank, const void *args,
+                                          size_t args_size, ucx_ifunc_complete_cb_t cb,
+                                          void *user_data);
+
+/**
  * Progress the worker and the context: run arrived ifuncs, deliver replies.
  * @return number of events handled (0 = nothing happened).
  */
@@ -191,6 +226,15 @@ void *ucx_ifunc_ctx_layer(struct xrdma_ctx *x);
 void ucx_ifunc_ctx_set_forward_prefix(struct xrdma_ctx *x, size_t prefix_len);
 /** Whether the invocation has replied or forwarded already. */
 int ucx_ifunc_ctx_answered(struct xrdma_ctx *x);
+/** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
+ *  (or continues one here): its payload never crossed a process boundary. */
+int ucx_ifunc_ctx_local(struct xrdma_ctx *x);
+/**
+ * Replace the layer prefix (ucx_ifunc_ctx_set_forward_prefix()) of the forward
+ * this invocation made with @p len bytes at @p prefix (copied); for a layer
+ * whose prefix refers to this process's memory and must travel by value.
+ */
+void ucx_ifunc_ctx_replace_forward_prefix(struct xrdma_ctx *x, const void *prefix, size_t len);
 /**
  * Fail the invocation with @p status and readable @p message (copied) instead
  * of running or answering it; the dispatch hook then returns non-zero.

@@ -114,6 +114,16 @@ int greq_free(void *extra)
 }
 int greq_cancel(void *, int) { return MPI_SUCCESS; }  // X-operations cannot be cancelled
 
+// Whether @p h may run in this process on @p target's window: its memory
+// is mapped here (or it is this rank), and the code may run outside its
+// target (or the target is this process anyway).
+bool runs_here(Window *w, ucx_ifunc_h h, int target)
+{
+    if (!w->runs_here(target)) return false;
+    ucx_ifunc_status_t st = ucx_ifunc_movable(h, nullptr, 0);
+    return st == UCX_IFUNC_OK || (st == UCX_IFUNC_ERR_DENIED && target == w->rank);
+}
+
 bool type_ok(MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL) return false;
@@ -203,24 +213,32 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         }
     }
     if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
+    const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
+    // Execution follows the data: when this process can map the target's
+    // window, the function runs here (op_done before the call returns,
+    // unless it forwarded off the node). Only with nothing of ours in flight
+    // to that target, so that X-ops to it still run in issue order.
+    w->pending[size_t(trank)]++;
     ucx_ifunc_status_t st =
-        ucx_ifunc_invoke_nb(h, w->eps[size_t(trank)], payload.data(), payload.size(), op_done, r);
+        w->pending[size_t(trank)] == 1 && runs_here(w, h, trank)
+            ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
+            : ucx_ifunc_invoke_nb(h, w->eps[size_t(trank)], payload.data(), payload.size(), op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
+        w->pending[size_t(trank)]--;
         err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +
                                                  ": " + ucx_ifunc_status_string(st));
         release_type(r);
         if (request) {
             r->error = err;
-            MPI_Grequest_complete(r->request);
-            *request = r->request;
+            MPI_Grequest_complete(req);
+            *request = req;
             return MPI_SUCCESS;  // reported by MPI_Wait / MPI_Test
         }
         op_put(r);
         return bad(err);
     }
     if (payload.capacity() > kScratchKeep) xrdma::Bytes().swap(payload);
-    w->pending[size_t(trank)]++;
-    if (request) *request = r->request;
+    if (request) *request = req;
     // Inside MPIX calls this rank serves arrived code too (and a stream of
     // X-ops between two busy ranks cannot starve either side): every
     // kProgressEvery-th call, as a progress pass costs a system call on

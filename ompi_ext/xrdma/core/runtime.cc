@@ -105,6 +105,10 @@ int Runtime::start()
     address.assign(reinterpret_cast<uint8_t *>(a), reinterpret_cast<uint8_t *>(a) + len);
     ucp_worker_release_address(worker, a);
     progress_hook_register();
+    std::string exec = config_get("XRDMA_EXEC");
+    if (exec != "auto" && exec != "target")
+        XRDMA_WARN("XRDMA_EXEC=%s is neither auto nor target: using auto", exec.c_str());
+    exec_auto = exec != "target";
     started_ = true;
     if (config_get_ull("XRDMA_PROGRESS_THREAD")) {
         if (thread_level != MPI_THREAD_MULTIPLE)

@@ -34,6 +34,8 @@ public:
     std::unordered_map<MPI_Win, Window *> windows;
     std::bitset<kSlots> slots;
     int thread_level = MPI_THREAD_SINGLE;
+    // XRDMA_EXEC=auto: X-ops whose target memory is mapped here run here.
+    bool exec_auto = true;
     // More ranks on this node than processing units: waiting loops yield at
     // once instead of spinning (a spinning origin takes its target's core).
     bool oversubscribed = false;

@@ -16,6 +16,8 @@ namespace xrdma::mpi {
 // What an ifunc sees of its operation (its layer data).
 struct OpView {
     Window *w;
+    char *base;           // the executing rank's window memory, where it is mapped here
+    size_t bytes;
     char *region;
     size_t region_bytes;  // span of the target datatype
     const void *incoming;
@@ -24,14 +26,15 @@ struct OpView {
 
 namespace {
 
-// Whether [p, p+len) lies inside this rank's window memory.
-bool in_window(const Window *w, const char *p, uint64_t len)
+// Whether [p, p+len) lies inside the window memory at [base, base+bytes)
+// (the attached regions of a dynamic window).
+bool in_window(const Window *w, const char *base, size_t bytes, const char *p, uint64_t len)
 {
     auto inside = [&](uintptr_t lo, size_t n) {
         uintptr_t a = reinterpret_cast<uintptr_t>(p);
         return a >= lo && len <= n && a - lo <= n - len;
     };
-    if (w->kind != WinKind::dynamic) return inside(reinterpret_cast<uintptr_t>(w->base), size_t(w->bytes));
+    if (w->kind != WinKind::dynamic) return inside(reinterpret_cast<uintptr_t>(base), bytes);
     for (const auto &r : w->attached)
         if (inside(r.first, r.second)) return true;
     return false;
@@ -56,24 +59,40 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     uint64_t blocks_len = uint64_t(h.nblocks) * sizeof(Block);
     if (h.magic != kOpMagic || h.nblocks > kMaxBlocks || sizeof(h) + blocks_len + h.incoming_len > size)
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation header");
-    // Under the plugin's one-at-a-time dispatch: one scratch vector will do.
-    static thread_local std::vector<Block> blocks;
+    // Under the plugin's one-at-a-time dispatch: one scratch vector per window.
+    std::vector<Block> &blocks = w->dispatch_blocks;
     blocks.resize(h.nblocks);
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
-    char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(h.disp)
-                                               : w->base + h.disp * int64_t(w->disp_unit);
+    // The rank whose memory this runs on: this one, or a node peer whose
+    // window is mapped here (node-local execution).
+    const int exec = xrdma_rank(x);
+    char *base = w->base;
+    size_t bytes = size_t(w->bytes);
+    int disp_unit = w->disp_unit;
+    if (exec != w->rank) {
+        base = w->node ? w->node->base_of(exec) : nullptr;
+        if (!base)
+            return fail(x, UCX_IFUNC_ERR_NO_ROUTE,
+                        "rank " + std::to_string(exec) + "'s window is not mapped in rank " + std::to_string(w->rank));
+        bytes = w->node->peer(exec).bytes;
+        disp_unit = w->node->peer(exec).disp_unit;
+    }
+    char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(h.disp) : base + h.disp * int64_t(disp_unit);
     for (const Block &b : blocks)
-        if (b.offset < 0 || !in_window(w, region + b.offset, b.len))
+        if (b.offset < 0 || !in_window(w, base, bytes, region + b.offset, b.len))
             return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
                         "target_disp " + std::to_string(h.disp) + " with its datatype lies outside the window");
     int64_t lo, hi;
     blocks_span(blocks.data(), blocks.size(), &lo, &hi);
 
-    OpView view{w, region, size_t(hi), p + sizeof(h) + blocks_len, h.incoming_len};
+    OpView view{w, base, bytes, region, size_t(hi), p + sizeof(h) + blocks_len, h.incoming_len};
     ucx_ifunc_ctx_set_layer(x, &view);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
+    // One function at a time per target, wherever it runs (node peers may
+    // run code on this window too).
+    TargetLock lock(w->node ? w->node->lock_of(exec) : nullptr);
     int rc = entry(x, p + prefix, size - prefix);
     if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
@@ -125,8 +144,8 @@ void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
         if (bytes) *bytes = v->w->attached.front().second;
         return reinterpret_cast<void *>(v->w->attached.front().first);
     }
-    if (bytes) *bytes = size_t(v->w->bytes);
-    return v->w->base;
+    if (bytes) *bytes = v->bytes;
+    return v->base;
 }
 
 }  // extern "C"

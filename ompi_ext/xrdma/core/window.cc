@@ -50,6 +50,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->base = static_cast<char *>(base);
     w->bytes = bytes;
     w->disp_unit = disp_unit;
+    w->exec_auto = rt.exec_auto;
     w->slot = agree_on_slot(rt, w->comm);
     if (w->slot < 0) {
         XRDMA_ERROR("more than %d windows with X-operations at once", kSlots);
@@ -63,6 +64,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.user_ptr = w.get();
     cp.dispatch = window_dispatch;
     cp.dispatch_arg = w.get();
+    cp.runs_here = window_runs_here;
     cp.am_id = uint16_t(0x40 + 2 * w->slot);
     if (ucx_ifunc_context_create(&cp, &w->ctx) != UCX_IFUNC_OK) {
         PMPI_Comm_free(&w->comm);
@@ -109,6 +111,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     }
     w->pending.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
+    if (kind == WinKind::allocated || kind == WinKind::shared) w->node.reset(NodeLocal::setup(w.get(), w->comm));
     rt.windows[win] = w.release();
     return MPI_SUCCESS;
 }
@@ -168,6 +171,8 @@ int window_teardown(MPI_Win win)
     delete w;
     return err;
 }
+
+int window_runs_here(void *window, int rank) { return static_cast<Window *>(window)->runs_here(rank); }
 
 ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
 {

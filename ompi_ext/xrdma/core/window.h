@@ -4,9 +4,12 @@
 #pragma once
 
 #include "mpix_xrdma.h"
+#include "node_local.h"
+#include "op_wire.h"
 #include "ucx_ifunc.h"
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -36,6 +39,14 @@ struct Window {
     std::vector<uint64_t> pending;   // X-ops in flight, by target
     std::vector<int> error;          // first error to report, by target
     std::unordered_map<MPIX_Ifunc, ucx_ifunc_h> registered;
+    // Node peers whose window memory is mapped here (XRDMA_EXEC=auto,
+    // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
+    std::unique_ptr<NodeLocal> node;
+    std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
+
+    // Whether code may run in this process on rank @p r's window memory.
+    bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }
+    bool exec_auto;  // XRDMA_EXEC=auto when the window was created
 };
 
 // Called right after the window was created (collective over @p comm).
@@ -53,6 +64,8 @@ ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err);
 // Forget @p f in every window (MPIX_Ifunc_free).
 void windows_forget_ifunc(MPIX_Ifunc f);
 
+// The plugin's runs_here hook: Window::runs_here().
+int window_runs_here(void *window, int rank);
 // Target side: the dispatch hook the window's context runs entries through.
 int window_dispatch(void *window, struct xrdma_ctx *x,
                     int (*entry)(struct xrdma_ctx *, const void *, size_t),

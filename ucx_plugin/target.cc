@@ -282,6 +282,8 @@ ucx_ifunc_status_t ucx_ifunc_movable(ucx_ifunc_h f, char *why_out, size_t why_si
                 f->why_pinned = img->code->why_pinned;
             }
         }
+        if (f->movable != UCX_IFUNC_OK)
+            XRDMA_DEBUG("ifunc '%s' runs only at its target: %s", f->entry.c_str(), f->why_pinned.c_str());
     }
     if (why_out && why_size) snprintf(why_out, why_size, "%s", f->why_pinned.c_str());
     return f->movable;

@@ -3,7 +3,7 @@
 # reads it). Each configuration counts as one test.
 MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c $(MPI_CPPFLAGS)
 MPI_TEST_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS) -lpthread
-check_PROGRAMS += tests/mpi/test_xops tests/mpi/test_threads tests/mpi/test_progress_thread
+check_PROGRAMS += tests/mpi/test_xops tests/mpi/test_threads tests/mpi/test_progress_thread tests/mpi/test_node_local
 tests_mpi_test_xops_SOURCES = tests/mpi/test_xops.c tests/mpi/mpitest.h
 tests_mpi_test_xops_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_xops_LDADD = $(MPI_TEST_LDADD)
@@ -17,8 +17,15 @@ tests_mpi_test_progress_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_progress_thread_LDFLAGS = -no-install
 
-TEST_IFUNC_IMAGES += tests/mpi/ifuncs/mpi_ops.xfn
-EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/ifuncs/allowlist.txt tests/mpi/run-mpitest
+tests_mpi_test_node_local_SOURCES = tests/mpi/test_node_local.c tests/mpi/mpitest.h
+tests_mpi_test_node_local_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_node_local_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_node_local_LDFLAGS = -no-install
+
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/mpi_ops.xfn tests/mpi/ifuncs/node_local_movable.xfn \
+	tests/mpi/ifuncs/node_local_pinned.xfn tests/mpi/ifuncs/node_local_crash.xfn
+EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/ifuncs/node_local_movable.c \
+	tests/mpi/ifuncs/node_local_pinned.c tests/mpi/ifuncs/node_local_crash.c tests/mpi/ifuncs/allowlist.txt tests/mpi/run-mpitest
 
 TEST_EXTENSIONS = .mpitest
 MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest
@@ -54,7 +61,13 @@ MPI_TESTS = \
 	tests/mpi/threads-np4-shm.mpitest \
 	tests/mpi/threads-np4-tcp.mpitest \
 	tests/mpi/progress_thread-np2-shm.mpitest \
-	tests/mpi/progress_thread-np2-tcp.mpitest
+	tests/mpi/progress_thread-np2-tcp.mpitest \
+	tests/mpi/node_local-allocate-np2-shm.mpitest \
+	tests/mpi/node_local-allocate-np3-shm.mpitest \
+	tests/mpi/node_local-allocate-np4-shm.mpitest \
+	tests/mpi/node_local-allocate-np3-tcp.mpitest \
+	tests/mpi/node_local-shared-np3-shm.mpitest \
+	tests/mpi/node_local-shared-np3-tcp.mpitest
 TESTS += $(MPI_TESTS)
 CLEANFILES += $(MPI_TESTS)
 
@@ -94,6 +107,49 @@ MPI_BITCODE_TESTS = \
 	tests/mpi/bitcode/progress_thread-np2-tcp.mpitest
 TESTS += $(MPI_BITCODE_TESTS)
 CLEANFILES += $(MPI_BITCODE_TESTS)
+
+# Every configuration again with XRDMA_EXEC=target (run-mpitest sees the
+# target/ directory): every X-op travels as a message, as without
+# node-local execution.
+MPI_TARGET_TESTS = \
+	tests/mpi/target/xops-create-np2-shm.mpitest \
+	tests/mpi/target/xops-create-np2-tcp.mpitest \
+	tests/mpi/target/xops-create-np3-shm.mpitest \
+	tests/mpi/target/xops-create-np3-tcp.mpitest \
+	tests/mpi/target/xops-create-np4-shm.mpitest \
+	tests/mpi/target/xops-create-np4-tcp.mpitest \
+	tests/mpi/target/xops-allocate-np2-shm.mpitest \
+	tests/mpi/target/xops-allocate-np2-tcp.mpitest \
+	tests/mpi/target/xops-allocate-np3-shm.mpitest \
+	tests/mpi/target/xops-allocate-np3-tcp.mpitest \
+	tests/mpi/target/xops-allocate-np4-shm.mpitest \
+	tests/mpi/target/xops-allocate-np4-tcp.mpitest \
+	tests/mpi/target/xops-shared-np2-shm.mpitest \
+	tests/mpi/target/xops-shared-np2-tcp.mpitest \
+	tests/mpi/target/xops-shared-np3-shm.mpitest \
+	tests/mpi/target/xops-shared-np3-tcp.mpitest \
+	tests/mpi/target/xops-shared-np4-shm.mpitest \
+	tests/mpi/target/xops-shared-np4-tcp.mpitest \
+	tests/mpi/target/xops-dynamic-np2-shm.mpitest \
+	tests/mpi/target/xops-dynamic-np2-tcp.mpitest \
+	tests/mpi/target/xops-dynamic-np3-shm.mpitest \
+	tests/mpi/target/xops-dynamic-np3-tcp.mpitest \
+	tests/mpi/target/xops-dynamic-np4-shm.mpitest \
+	tests/mpi/target/xops-dynamic-np4-tcp.mpitest \
+	tests/mpi/target/threads-np2-shm.mpitest \
+	tests/mpi/target/threads-np2-tcp.mpitest \
+	tests/mpi/target/threads-np4-shm.mpitest \
+	tests/mpi/target/threads-np4-tcp.mpitest \
+	tests/mpi/target/progress_thread-np2-shm.mpitest \
+	tests/mpi/target/progress_thread-np2-tcp.mpitest \
+	tests/mpi/target/node_local-allocate-np2-shm.mpitest \
+	tests/mpi/target/node_local-allocate-np3-shm.mpitest \
+	tests/mpi/target/node_local-allocate-np4-shm.mpitest \
+	tests/mpi/target/node_local-allocate-np3-tcp.mpitest \
+	tests/mpi/target/node_local-shared-np3-shm.mpitest \
+	tests/mpi/target/node_local-shared-np3-tcp.mpitest
+TESTS += $(MPI_TARGET_TESTS)
+CLEANFILES += $(MPI_TARGET_TESTS)
 
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death

@@ -45,10 +45,12 @@ bool same_node(const Offer &a, const Offer &b)
            a.netns && a.ipcns;
 }
 
-// The System V segment that holds [base, base+bytes) of this process, read
-// from /proc/self/maps (osc ucx places MPI_Win_allocate memory in one: the
-// mapping is "/SYSV<key> (deleted)", shared, and its inode is the shmid).
-bool find_sysv(const void *base, uint64_t bytes, int *shmid, uint64_t *offset, std::string *why)
+// Whether [base, base+bytes) of this process lies in memory other processes
+// can map, read from /proc/self/maps: a System V segment (osc ucx places
+// MPI_Win_allocate memory in one: the mapping is "/SYSV<key> (deleted)",
+// shared, its inode is the shmid) or another shared mapping (osc sm's file;
+// @p shmid -1: peers ask MPI_Win_shared_query).
+bool find_shared(const void *base, uint64_t bytes, int *shmid, uint64_t *offset, std::string *why)
 {
     const uintptr_t a = reinterpret_cast<uintptr_t>(base);
     std::ifstream maps("/proc/self/maps");
@@ -64,13 +66,14 @@ bool find_sysv(const void *base, uint64_t bytes, int *shmid, uint64_t *offset, s
             continue;
         if (a < lo || a >= hi) continue;
         std::string path = line.substr(size_t(pos));
-        if (path.rfind("/SYSV", 0) != 0) {
-            *why = "window memory is not in a System V segment (" + (path.empty() ? "anonymous" : path) + ")";
+        if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 's') {
+            *why = "window memory is not shared with other processes (" + std::string(perms) + " " +
+                   (path.empty() ? "anonymous" : path) + ")";
             return false;
         }
-        if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 's') {
-            *why = std::string("the segment is mapped ") + perms;
-            return false;
+        if (path.rfind("/SYSV", 0) != 0) {  // shared otherwise (osc sm): MPI_Win_shared_query maps it
+            *shmid = -1;
+            return true;
         }
         if (a + bytes > hi) {
             *why = "the window extends past its segment's mapping";
@@ -93,6 +96,19 @@ bool find_sysv(const void *base, uint64_t bytes, int *shmid, uint64_t *offset, s
     return false;
 }
 
+// MPI_Win_shared_query without the window's error handler (a component
+// may not offer it for MPI_Win_allocate windows).
+bool shared_query(MPI_Win win, int r, MPI_Aint *size, int *unit, void *base)
+{
+    MPI_Errhandler eh;
+    PMPI_Win_get_errhandler(win, &eh);
+    PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int rc = PMPI_Win_shared_query(win, r, size, unit, base);
+    PMPI_Win_set_errhandler(win, eh);
+    PMPI_Errhandler_free(&eh);
+    return rc == MPI_SUCCESS;
+}
+
 }  // namespace
 
 NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
@@ -113,7 +129,7 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
     } else if (w->kind == WinKind::shared) {
         me.mappable = 1;  // MPI_Win_shared_query maps it
     } else {
-        me.mappable = find_sysv(w->base, me.bytes, &me.shmid, &me.offset, &why);
+        me.mappable = find_shared(w->base, me.bytes, &me.shmid, &me.offset, &why);
     }
     if (!me.mappable) XRDMA_DEBUG("rank %d: node peers run no code on this window: %s", w->rank, why.c_str());
 
@@ -200,12 +216,11 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
         p.shmid = o.shmid;
         p.offset = o.offset;
         p.state = PeerWindow::offered;
-        if (w->kind == WinKind::shared) {
+        if (o.shmid < 0) {  // MPI maps it: MPI_Win_allocate_shared, osc sm
             MPI_Aint size = 0;
             int unit = 1;
             void *base = nullptr;
-            if (PMPI_Win_shared_query(w->win, r, &size, &unit, &base) == MPI_SUCCESS && base &&
-                uint64_t(size) >= o.bytes) {
+            if (shared_query(w->win, r, &size, &unit, &base) && base && uint64_t(size) >= o.bytes) {
                 p.base = static_cast<char *>(base);
                 p.state = PeerWindow::mapped;
             } else {

@@ -12,12 +12,23 @@ constexpr uint32_t kOpMagic = 0x504f5258;  // "XROP"
 struct OpHdr {
     uint32_t magic;
     uint8_t  op;        // xrdma_mpi_op
-    uint8_t  reserved[3];
+    uint8_t  flags;     // kIncomingByRef
+    uint8_t  reserved[2];
     int64_t  disp;      // target_disp (bytes = disp * disp_unit, or an address)
     uint32_t nblocks;   // target datatype layout: blocks relative to the region start
     uint32_t incoming_len;
 };
 static_assert(sizeof(OpHdr) == 24, "wire layout");
+
+// Node-local execution only (the payload never leaves the process): the
+// incoming data is an IncomingRef to the origin's buffer, not the bytes. A
+// target refuses it from a message; a forward that may leave the process
+// carries the bytes again (window_dispatch).
+constexpr uint8_t kIncomingByRef = 1;
+struct IncomingRef {
+    uint64_t addr;
+    uint64_t len;
+};
 
 struct Block {
     int64_t offset;

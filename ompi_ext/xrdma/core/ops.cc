@@ -124,6 +124,21 @@ bool runs_here(Window *w, ucx_ifunc_h h, int target)
     return st == UCX_IFUNC_OK || (st == UCX_IFUNC_ERR_DENIED && target == w->rank);
 }
 
+// Whether @p count elements of @p type at @p origin are one contiguous run
+// of bytes; then @p ref names them.
+bool contiguous(const void *origin, int count, MPI_Datatype type, IncomingRef *ref)
+{
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS)
+        return false;
+    if (size != textent || (count > 1 && extent != size)) return false;
+    ref->addr = reinterpret_cast<uintptr_t>(origin) + uint64_t(tlb);
+    ref->len = uint64_t(size) * uint64_t(count);
+    return true;
+}
+
 bool type_ok(MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL) return false;
@@ -182,21 +197,38 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
     if (!h) return bad(err);
 
+    // Execution follows the data: when this process can map the target's
+    // window, the function runs here (op_done before the call returns,
+    // unless it forwarded off the node). Only with nothing of ours in flight
+    // to that target, so that X-ops to it still run in issue order.
+    const bool here = w->pending[size_t(trank)] == 0 && runs_here(w, h, trank);
+
     // [OpHdr][blocks][incoming data][args]
     OpHdr hdr{};
     hdr.magic = kOpMagic;
     hdr.op = uint8_t(op);
     hdr.disp = tdisp;
     hdr.nblocks = uint32_t(blocks.size());
+    // Run here on contiguous origin data: the function reads it in place.
+    IncomingRef ref{};
+    if (here && op == XRDMA_OP_PUT && contiguous(origin, ocount, otype, &ref)) hdr.flags |= kIncomingByRef;
     int packed = 0;
-    if (op == XRDMA_OP_PUT) MPI_Pack_size(ocount, otype, w->comm, &packed);
+    if (hdr.flags & kIncomingByRef)
+        packed = int(sizeof(ref));
+    else if (op == XRDMA_OP_PUT)
+        MPI_Pack_size(ocount, otype, w->comm, &packed);
     xrdma::Bytes &payload = payload_scratch;
     payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
     uint8_t *p = payload.data() + sizeof(hdr);
     if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
     p += blocks.size() * sizeof(Block);
     int pos = 0;
-    if (op == XRDMA_OP_PUT && packed) MPI_Pack(origin, ocount, otype, p, packed, &pos, w->comm);
+    if (hdr.flags & kIncomingByRef) {
+        memcpy(p, &ref, sizeof(ref));
+        pos = int(sizeof(ref));
+    } else if (op == XRDMA_OP_PUT && packed) {
+        MPI_Pack(origin, ocount, otype, p, packed, &pos, w->comm);
+    }
     hdr.incoming_len = uint32_t(pos);
     memcpy(payload.data(), &hdr, sizeof(hdr));
     if (args_size) memcpy(p + pos, args, size_t(args_size));
@@ -214,14 +246,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     }
     if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
     const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
-    // Execution follows the data: when this process can map the target's
-    // window, the function runs here (op_done before the call returns,
-    // unless it forwarded off the node). Only with nothing of ours in flight
-    // to that target, so that X-ops to it still run in issue order.
-    w->pending[size_t(trank)]++;
+    w->pending[size_t(trank)]++;  // before: a local run completes inside the call
     ucx_ifunc_status_t st =
-        w->pending[size_t(trank)] == 1 && runs_here(w, h, trank)
-            ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
+        here ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
             : ucx_ifunc_invoke_nb(h, w->eps[size_t(trank)], payload.data(), payload.size(), op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         w->pending[size_t(trank)]--;

@@ -87,7 +87,18 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     int64_t lo, hi;
     blocks_span(blocks.data(), blocks.size(), &lo, &hi);
 
-    OpView view{w, base, bytes, region, size_t(hi), p + sizeof(h) + blocks_len, h.incoming_len};
+    const void *incoming = p + sizeof(h) + blocks_len;
+    size_t incoming_len = h.incoming_len;
+    if (h.flags & kIncomingByRef) {
+        // Only from this process's own MPI layer (node-local execution).
+        if (!ucx_ifunc_ctx_local(x) || h.incoming_len != sizeof(IncomingRef))
+            return fail(x, UCX_IFUNC_ERR_PROTOCOL, "X-operation refers to memory of another process");
+        IncomingRef ref;
+        memcpy(&ref, incoming, sizeof(ref));
+        incoming = reinterpret_cast<const void *>(uintptr_t(ref.addr));
+        incoming_len = size_t(ref.len);
+    }
+    OpView view{w, base, bytes, region, size_t(hi), incoming, incoming_len};
     ucx_ifunc_ctx_set_layer(x, &view);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
     // One function at a time per target, wherever it runs (node peers may
@@ -104,6 +115,18 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
             for (const Block &b : blocks) out.insert(out.end(), region + b.offset, region + b.offset + b.len);
             xrdma_reply(x, out.data(), out.size());
         }
+    }
+    if (rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_answered(x)) {
+        // A forward may leave the process: it carries the data itself.
+        xrdma::Bytes &pre = w->forward_prefix;
+        OpHdr fh = h;
+        fh.flags &= uint8_t(~kIncomingByRef);
+        fh.incoming_len = uint32_t(incoming_len);
+        pre.resize(sizeof(fh) + blocks_len + incoming_len);
+        memcpy(pre.data(), &fh, sizeof(fh));
+        memcpy(pre.data() + sizeof(fh), p + sizeof(h), blocks_len);
+        if (incoming_len) memcpy(pre.data() + sizeof(fh) + blocks_len, incoming, incoming_len);
+        ucx_ifunc_ctx_replace_forward_prefix(x, pre.data(), pre.size());
     }
     ucx_ifunc_ctx_set_layer(x, nullptr);
     return rc;

@@ -6,6 +6,8 @@
 #include "mpix_xrdma.h"
 #include "node_local.h"
 #include "op_wire.h"
+
+#include "bytes.h"
 #include "ucx_ifunc.h"
 
 #include <cstdint>
@@ -43,6 +45,7 @@ struct Window {
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;
     std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
+    xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
 
     // Whether code may run in this process on rank @p r's window memory.
     bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }

@@ -60,8 +60,7 @@ struct xrdma_ctx {
     {
         replied = forwarded = false;
         reply.clear();
-        fwd_rank = -1;
-        fwd_args.clear();
+        fwd_rank = -1;  // (fwd_args keeps its size: xrdma_forward() resizes it, mostly to the same)
         fwd_prefix = 0;
         layer_data = nullptr;
         fail_status = UCX_IFUNC_OK;

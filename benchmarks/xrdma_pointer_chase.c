@@ -11,7 +11,11 @@
  *   native    MPIX_Xget of xchase_native.xfn (native code only): the ifunc
  *             walks local nodes, xrdma_forward()s itself, replies at the end;
  *   bitcode   the same ifunc from xchase_bitcode.xfn (LLVM bitcode only:
- *             each target JIT-compiles it on first use).
+ *             each target JIT-compiles it on first use);
+ *   msg       native, on a second window (same list) created with info key
+ *             xrdma_exec=target: every hop travels to its owner as a
+ *             message, as with XRDMA_EXEC=target (native and bitcode follow
+ *             XRDMA_EXEC, by default auto: code runs where the data is mapped).
  *
  * Locality L: the probability that the next node lives on the same rank as
  * the current one (the list is one cycle through all N * n nodes whose
@@ -47,10 +51,10 @@ int opal_progress_unregister(opal_progress_callback_t cb);
 #define LIST_SEED 0x5eed1234abcdULL
 #define START_SEED 0x57a27ULL
 
-enum { MODE_GET, MODE_AM, MODE_NATIVE, MODE_BITCODE, NMODES };
-static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode"};
+enum { MODE_GET, MODE_AM, MODE_NATIVE, MODE_BITCODE, MODE_MSG, NMODES };
+static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode", "msg"};
 static const char *const mode_titles[NMODES] = {"MPI_Get chain", "AM handler", "X-RDMA native",
-                                                "X-RDMA bitcode"};
+                                                "X-RDMA bitcode", "X-RDMA as message"};
 
 /* The ifunc's arguments (examples/mpi_chase_ifunc.c, the same step as the
  * example's) and the AM's payload. */
@@ -353,7 +357,7 @@ static void usage(FILE *f)
             "                     comma-separated list runs each (default: 1/N, random)\n"
             "  -r, --reps R       measured chases per mode and locality (default 100)\n"
             "  -x, --warmup W     unmeasured chases per mode first (default 5)\n"
-            "      --modes LIST   get,am,native,bitcode (default all; get is the baseline)\n"
+            "      --modes LIST   get,am,native,bitcode,msg (default all; get is the baseline)\n"
             "  -w, --win-option K allocate (default) or create: the list's window\n"
             "      --image-native P, --image-bitcode P\n"
             "                     the images (default: xchase_native.xfn, xchase_bitcode.xfn\n"
@@ -481,6 +485,23 @@ int main(int argc, char **argv)
         MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    /* The same list again, in a window whose X-ops always travel. */
+    uint64_t *base_msg = NULL;
+    MPI_Win win_msg = MPI_WIN_NULL;
+    void *owned_msg = NULL;
+    if (o.modes[MODE_MSG]) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "xrdma_exec", "target");
+        if (o.win_create) {
+            owned_msg = base_msg = malloc((size_t)bytes);
+            MPI_Win_create(base_msg, bytes, 8, info, MPI_COMM_WORLD, &win_msg);
+        } else {
+            MPI_Win_allocate(bytes, 8, info, MPI_COMM_WORLD, &base_msg, &win_msg);
+        }
+        MPI_Info_free(&info);
+        MPI_Win_set_errhandler(win_msg, MPI_ERRORS_RETURN);
+    }
 
     bench_ucx_init(&am.b, NULL);
     am.base = base;
@@ -490,7 +511,7 @@ int main(int argc, char **argv)
     opal_progress_register(am_progress_hook);
 
     MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
-    if (o.modes[MODE_NATIVE]) f[0] = load(o.image[0] ? o.image[0] : bench_beside_exe("xchase_native.xfn"));
+    if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) f[0] = load(o.image[0] ? o.image[0] : bench_beside_exe("xchase_native.xfn"));
     if (o.modes[MODE_BITCODE]) f[1] = load(o.image[1] ? o.image[1] : bench_beside_exe("xchase_bitcode.xfn"));
 
     if (g_rank == 0) {
@@ -517,6 +538,10 @@ int main(int argc, char **argv)
         if (!next) bench_die("out of memory");
         memcpy(base, next + (uint64_t)g_rank * npr, npr * 8);
         base[npr] = base[npr + 1] = 0;
+        if (base_msg) {
+            memcpy(base_msg, next + (uint64_t)g_rank * npr, npr * 8);
+            base_msg[npr] = base_msg[npr + 1] = 0;
+        }
         am.steps = am.forwards = 0;
         MPI_Barrier(MPI_COMM_WORLD); /* every slice in place */
 
@@ -528,6 +553,7 @@ int main(int argc, char **argv)
         double t_first_x[2] = {0, 0};
         if (g_rank == 0) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+            if (base_msg) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_msg);
             for (int i = 0; i < total && !failed; ++i) {
                 uint64_t start = start_node(i + li * 100003, n);
                 struct walk_info ref = walk(next, npr, start, o.depth);
@@ -539,13 +565,14 @@ int main(int argc, char **argv)
                     double t0 = bench_now_us();
                     int rc = m == MODE_GET  ? get_chase(win, base, npr, start, o.depth, &got)
                              : m == MODE_AM ? am_chase(base, npr, start, o.depth, &got)
-                                            : x_chase(win, f[m - MODE_NATIVE], base, npr, start, o.depth, &got);
+                             : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, o.depth, &got)
+                                             : x_chase(win, f[m - MODE_NATIVE], base, npr, start, o.depth, &got);
                     double dt = bench_now_us() - t0;
                     if (rc != MPI_SUCCESS) {
                         failed = 1;
                         break;
                     }
-                    if (i == 0 && m >= MODE_NATIVE) t_first_x[m - MODE_NATIVE] = dt;
+                    if (i == 0 && (m == MODE_NATIVE || m == MODE_BITCODE)) t_first_x[m - MODE_NATIVE] = dt;
                     if (got != ref.answer) {
                         fprintf(stderr, "xrdma_pointer_chase: %s chase from node %" PRIu64 " ended at %" PRIu64
                                         ", want %" PRIu64 "\n",
@@ -557,6 +584,7 @@ int main(int argc, char **argv)
                     }
                 }
             }
+            if (base_msg) MPI_Win_unlock_all(win_msg);
             MPI_Win_unlock_all(win);
         }
         /* Ranks other than 0 serve in here (both the ifunc and the AM). */
@@ -616,9 +644,11 @@ int main(int argc, char **argv)
     opal_progress_unregister(am_progress_hook);
     MPIX_Ifunc_free(&f[0]);
     MPIX_Ifunc_free(&f[1]);
+    if (base_msg) MPI_Win_free(&win_msg);
     MPI_Win_free(&win);
     bench_ucx_fini(&am.b);
     free(owned);
+    free(owned_msg);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

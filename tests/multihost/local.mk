@@ -2,7 +2,9 @@
 # in each (run-multihost builds them, netns-agent is mpirun's launch agent).
 # The MPI test suite over UCX TCP across them (MPI_Win_allocate_shared needs
 # one node: not here), then a data link that goes down while X-ops are
-# pending on it. Needs root; skipped (77) where namespaces cannot be made.
+# pending on it; and 2 hosts x 2 ranks: the pointer chase runs locally
+# within a host and crosses hosts as messages (node-local execution). Needs
+# root; skipped (77) where namespaces cannot be made.
 # About 30 s in all; README.md has what the link-down test observes.
 check_PROGRAMS += tests/multihost/test_link_down
 tests_multihost_test_link_down_SOURCES = tests/multihost/test_link_down.c tests/mpi/mpitest.h
@@ -19,6 +21,7 @@ MULTIHOST_TESTS = \
 	tests/multihost/xops-create.mhtest \
 	tests/multihost/xops-allocate.mhtest \
 	tests/multihost/xops-dynamic.mhtest \
+	tests/multihost/chase.mhtest \
 	tests/multihost/link_down.mhtest
 TESTS += $(MULTIHOST_TESTS)
 CLEANFILES += $(MULTIHOST_TESTS)

@@ -1,6 +1,5 @@
 #include "node_local.h"
 
-#include "runtime.h"
 #include "window.h"
 
 #include "config.h"
@@ -117,13 +116,13 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
     gethostname(me.host, sizeof(me.host) - 1);
     me.netns = ns_inode("/proc/self/ns/net");
     me.ipcns = ns_inode("/proc/self/ns/ipc");
-    me.runs_code = Runtime::get().exec_auto;
+    me.runs_code = w->exec_auto;
     me.disp_unit = w->disp_unit;
     me.bytes = uint64_t(w->bytes);
     me.shmid = -1;
     std::string why;
     if (!me.runs_code) {
-        why = "XRDMA_EXEC=" + std::string(config_get("XRDMA_EXEC"));
+        why = "XRDMA_EXEC=target (or the window's info key xrdma_exec)";
     } else if (w->bytes <= 0) {
         why = "the window is empty";
     } else if (w->kind == WinKind::shared) {
@@ -229,6 +228,11 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
             }
         }
     }
+    std::string list;
+    for (int r = 0; r < w->size; ++r)
+        if (n->peers_[size_t(r)].state == PeerWindow::offered || n->peers_[size_t(r)].state == PeerWindow::mapped)
+            list += (list.empty() ? "" : ",") + std::to_string(r);
+    XRDMA_DEBUG("rank %d: node-local execution on the windows of ranks %s", w->rank, list.empty() ? "(none)" : list.c_str());
     return n;
 }
 

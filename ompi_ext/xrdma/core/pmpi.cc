@@ -26,11 +26,12 @@ int sync_call(MPI_Win win, int target, Fn real)
     return MPI_SUCCESS;
 }
 
-int after_create(int rc, MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint size, int disp_unit)
+int after_create(int rc, MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint size, int disp_unit,
+                 MPI_Info info)
 {
     if (rc != MPI_SUCCESS) return rc;
     errors_init();
-    return window_setup(win, comm, kind, base, size, disp_unit);
+    return window_setup(win, comm, kind, base, size, disp_unit, info);
 }
 
 }  // namespace
@@ -63,26 +64,26 @@ int MPI_Finalize(void)
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    return after_create(rc, *win, comm, WinKind::created, base, size, disp_unit);
+    return after_create(rc, *win, comm, WinKind::created, base, size, disp_unit, info);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    return after_create(rc, *win, comm, WinKind::allocated, *static_cast<void **>(baseptr), size, disp_unit);
+    return after_create(rc, *win, comm, WinKind::allocated, *static_cast<void **>(baseptr), size, disp_unit, info);
 }
 
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                             MPI_Win *win)
 {
     int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    return after_create(rc, *win, comm, WinKind::shared, *static_cast<void **>(baseptr), size, disp_unit);
+    return after_create(rc, *win, comm, WinKind::shared, *static_cast<void **>(baseptr), size, disp_unit, info);
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     int rc = PMPI_Win_create_dynamic(info, comm, win);
-    return after_create(rc, *win, comm, WinKind::dynamic, nullptr, 0, 1);
+    return after_create(rc, *win, comm, WinKind::dynamic, nullptr, 0, 1, info);
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)

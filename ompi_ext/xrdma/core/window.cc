@@ -35,7 +35,26 @@ Window *window_find(MPI_Win win)
     return it == w.end() ? nullptr : it->second;
 }
 
-int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, int disp_unit)
+namespace {
+
+// XRDMA_EXEC, or the window's info key "xrdma_exec" when it has one.
+bool exec_auto_for(MPI_Info info, bool dflt)
+{
+    if (info == MPI_INFO_NULL) return dflt;
+    char v[16] = {0};
+    int found = 0;
+    PMPI_Info_get(info, "xrdma_exec", int(sizeof(v)) - 1, v, &found);
+    if (!found) return dflt;
+    if (strcmp(v, "auto") == 0) return true;
+    if (strcmp(v, "target") == 0) return false;
+    XRDMA_WARN("info key xrdma_exec=%s is neither auto nor target: ignored", v);
+    return dflt;
+}
+
+}  // namespace
+
+int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, int disp_unit,
+                 MPI_Info info)
 {
     Runtime &rt = Runtime::get();
     int rc = rt.start();
@@ -50,7 +69,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->base = static_cast<char *>(base);
     w->bytes = bytes;
     w->disp_unit = disp_unit;
-    w->exec_auto = rt.exec_auto;
+    w->exec_auto = exec_auto_for(info, rt.exec_auto);
     w->slot = agree_on_slot(rt, w->comm);
     if (w->slot < 0) {
         XRDMA_ERROR("more than %d windows with X-operations at once", kSlots);

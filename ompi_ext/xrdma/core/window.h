@@ -49,12 +49,13 @@ struct Window {
 
     // Whether code may run in this process on rank @p r's window memory.
     bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }
-    bool exec_auto;  // XRDMA_EXEC=auto when the window was created
+    bool exec_auto;  // XRDMA_EXEC=auto (or info key xrdma_exec=auto) when it was created
 };
 
 // Called right after the window was created (collective over @p comm).
+// Info key "xrdma_exec" ("auto" or "target") overrides XRDMA_EXEC for it.
 int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes,
-                 int disp_unit);
+                 int disp_unit, MPI_Info info);
 // Complete every X-op and release the window's XRDMA state (collective).
 int window_teardown(MPI_Win win);
 // The window's state, or nullptr if XRDMA does not know it. Caller holds mu.

@@ -22,10 +22,12 @@ tests_mpi_test_node_local_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_node_local_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_node_local_LDFLAGS = -no-install
 
+tests/mpi/ifuncs/node_local_movable.xfn tests/mpi/ifuncs/node_local_pinned.xfn: \
+	$(srcdir)/tests/mpi/ifuncs/node_local_ops.h
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/mpi_ops.xfn tests/mpi/ifuncs/node_local_movable.xfn \
 	tests/mpi/ifuncs/node_local_pinned.xfn tests/mpi/ifuncs/node_local_crash.xfn
 EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/ifuncs/node_local_movable.c \
-	tests/mpi/ifuncs/node_local_pinned.c tests/mpi/ifuncs/node_local_crash.c tests/mpi/ifuncs/allowlist.txt tests/mpi/run-mpitest
+	tests/mpi/ifuncs/node_local_pinned.c tests/mpi/ifuncs/node_local_crash.c tests/mpi/ifuncs/node_local_ops.h tests/mpi/ifuncs/allowlist.txt tests/mpi/run-mpitest
 
 TEST_EXTENSIONS = .mpitest
 MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest

@@ -6,34 +6,15 @@
 #include <string.h>
 #include <xrdma_ifunc.h>
 
-/* Xput: add the incoming int64 values into the target region, one by one
- * (a read-modify-write that loses updates unless functions at one target
- * run one at a time). */
+#include "node_local_ops.h"
+
 XRDMA_IFUNC(acc_movable)
 {
     (void)args, (void)args_size;
-    size_t n, room;
-    const int64_t *in = xrdma_incoming(ctx, &n);
-    volatile int64_t *t = xrdma_target(ctx, &room);
-    if (n > room || !t) return 1;
-    for (size_t i = 0; i < n / 8; ++i) t[i] = t[i] + in[i];
-    return 0;
+    return op_accumulate(ctx);
 }
 
-/* Xput/Xinvoke: append the int64 argument to the log in the target region,
- * [count][value...]. */
-XRDMA_IFUNC(append_movable)
-{
-    size_t room;
-    int64_t *t = xrdma_target(ctx, &room);
-    int64_t v;
-    if (args_size != sizeof(v) || !t) return 1;
-    memcpy(&v, args, sizeof(v));
-    if ((size_t)(t[0] + 2) * 8 > room) return 2;
-    t[1 + t[0]] = v;
-    t[0]++;
-    return 0;
-}
+XRDMA_IFUNC(append_movable) { return op_append(ctx, args, args_size); }
 
 /* Xput: carried along `hops` forwards (each to the next rank), then store
  * the incoming data into the target region of the last rank; reply with the

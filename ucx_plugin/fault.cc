@@ -4,7 +4,6 @@
 #include "loader_native.h"
 #include "log.h"
 
-#include <atomic>
 #include <csetjmp>
 #include <pthread.h>
 #include <csignal>
@@ -58,6 +57,8 @@ struct Guard {
     timer_t timer;
     bool timer_ready = false;
     AltStack alt;  // one thread-local object: one TLS lookup per guarded call
+    bool ready = false;  // handlers installed, this thread's stack set, limit read
+    double limit = 0;    // XRDMA_IFUNC_TIMEOUT
     ~Guard()
     {
         if (timer_ready) timer_delete(timer);
@@ -213,32 +214,40 @@ void disarm(Guard &g)
     timer_settime(g.timer, 0, &off, nullptr);
 }
 
+// This thread's guard, ready for a guarded call (handlers installed, its
+// alternate signal stack set, the limit read): the slow path of the first
+// call per thread. nullptr if containment is off.
+__attribute__((noinline)) Guard *prepare_guard()
+{
+    if (!faults_contained()) return nullptr;
+    pthread_once(&g_install_once, install);
+    Guard &g = this_guard();
+    ensure_altstack(g.alt);
+    g.limit = timeout_seconds();
+    g.ready = true;
+    return &g;
+}
+
 // Run @p call under the guard; sigsetjmp only wraps the ifunc's own frames.
 template <typename Call>
 int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
 {
     info->signal = 0;
     info->timeout = false;
-    if (!faults_contained() || !code) return call();
-    static std::atomic<bool> installed{false};
-    if (!installed.load(std::memory_order_acquire)) {
-        pthread_once(&g_install_once, install);
-        installed.store(true, std::memory_order_release);
-    }
-    Guard &g = this_guard();
-    ensure_altstack(g.alt);
+    Guard *const gp = __builtin_expect(t_guard_p && t_guard_p->ready, 1) ? t_guard_p : prepare_guard();
+    if (!gp || !code) return call();
+    Guard &g = *gp;
     const LoadedCode *outer_code = g.code;  // (no nesting today; be safe)
     g.code = code;
-    double limit = timeout_seconds();
     int rc;
     // No signal mask saved (that is a syscall per invocation): after a
     // contained fault the handler's signal is unblocked by hand instead.
     if (sigsetjmp(g.jump, 0) == 0) {
         g.active = 1;
-        arm(g, limit);
+        if (g.limit > 0) arm(g, g.limit);
         rc = call();
         g.active = 0;
-        disarm(g);
+        if (g.limit > 0) disarm(g);
     } else {
         disarm(g);
         *info = g.info;

@@ -61,7 +61,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation header");
     // Under the plugin's one-at-a-time dispatch: one scratch vector per window.
     std::vector<Block> &blocks = w->dispatch_blocks;
-    blocks.resize(h.nblocks);
+    if (h.nblocks || !blocks.empty()) blocks.resize(h.nblocks);
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
@@ -80,12 +80,14 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         disp_unit = w->node->peer(exec).disp_unit;
     }
     char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(h.disp) : base + h.disp * int64_t(disp_unit);
-    for (const Block &b : blocks)
-        if (b.offset < 0 || !in_window(w, base, bytes, region + b.offset, b.len))
-            return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
-                        "target_disp " + std::to_string(h.disp) + " with its datatype lies outside the window");
-    int64_t lo, hi;
-    blocks_span(blocks.data(), blocks.size(), &lo, &hi);
+    int64_t lo = 0, hi = 0;  // no blocks (Xinvoke, count 0): an empty region
+    if (h.nblocks) {
+        for (const Block &b : blocks)
+            if (b.offset < 0 || !in_window(w, base, bytes, region + b.offset, b.len))
+                return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
+                            "target_disp " + std::to_string(h.disp) + " with its datatype lies outside the window");
+        blocks_span(blocks.data(), blocks.size(), &lo, &hi);
+    }
 
     const void *incoming = p + sizeof(h) + blocks_len;
     size_t incoming_len = h.incoming_len;

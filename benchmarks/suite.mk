@@ -119,5 +119,10 @@ plot:
 	  apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && apt-get install -y -q gnuplot-nox >/dev/null; }; }
 	@python3 $(srcdir)/benchmarks/plot $(BENCH_OUT)
-.PHONY: bench plot
-EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary
+# `make bench-profile`: instructions per pointer-chase hop, from callgrind
+# (at a target that receives it as a message, against the predeployed AM
+# handler; and run at the origin by node-local execution).
+bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES)
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
+.PHONY: bench plot bench-profile
+EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop

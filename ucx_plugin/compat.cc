@@ -17,6 +17,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <mutex>
 #include <unistd.h>
 
@@ -30,6 +32,13 @@ struct ucp_ifunc {
     int (*payload_init)(void *, size_t, void *, size_t *);
     Hash hash;
     std::vector<uint8_t> image;
+    // The code travels once per endpoint (the published API's semantics):
+    // the endpoints a message with code was put to.
+    std::unordered_set<ucp_ep_h> eps_with_code;
+    // Per message (by its frame): the same frame without code, sent to
+    // endpoints in eps_with_code. The payload the caller edits is the one in
+    // msg.frame; it is copied here only when it differs.
+    std::unordered_map<const void *, ucx_ifunc_frame_t> bare;
 };
 
 namespace {
@@ -62,6 +71,7 @@ ucs_status_t to_ucs(ucx_ifunc_status_t st)
     case UCX_IFUNC_ERR_LINK:
     case UCX_IFUNC_ERR_DENIED: return UCS_ERR_UNSUPPORTED;
     case UCX_IFUNC_ERR_PEER: return UCS_ERR_UNREACHABLE;
+    case UCX_IFUNC_ERR_TRUNCATED: return UCS_ERR_MESSAGE_TRUNCATED;
     default: return UCS_ERR_INVALID_PARAM;
     }
 }
@@ -138,7 +148,7 @@ ucs_status_t register_bitcode(const std::string &dir, const std::string &n, cons
         const PartView *mine = nullptr;
         if (image_parse(f->image.data(), f->image.size(), &v, &why) == UCX_IFUNC_OK)
             for (const PartView &p : v.parts)
-                if (p.kind == PartKind::llvm_bitcode && p.triple == host_triple()) mine = &p;
+                if (p.kind == PartKind::llvm_bitcode && triple_is_host(p.triple)) mine = &p;
         if (!mine) {
             XRDMA_ERROR("ifunc %s: neither %s nor %s/%s.%s.bc for this machine's payload functions", n.c_str(),
                         so_path.c_str(), dir.c_str(), n.c_str(), host_triple().c_str());
@@ -216,25 +226,41 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
                                   ucp_ifunc_msg_t *msg_p)
 {
     if (!f || !msg_p) return UCS_ERR_INVALID_PARAM;
-    size_t bound = f->payload_bound(source_args, source_args_size);
-    ucx_ifunc_frame_t fr;
-    ucx_ifunc_status_t st = frame_build(f->hash, f->name + "_main", &f->image, true, bound, &fr);
-    if (st != UCX_IFUNC_OK) return to_ucs(st);
-    size_t used = bound;
-    size_t n;
-    void *payload = ucx_ifunc_frame_args(&fr, &n);
-    if (f->payload_init(source_args, source_args_size, payload, &used) != 0 || used > bound) {
+    // The payload is built first, so that the frames carry the size
+    // <name>_payload_init reports, not the bound.
+    std::vector<uint8_t> payload(f->payload_bound(source_args, source_args_size));
+    size_t used = payload.size();
+    if (f->payload_init(source_args, source_args_size, payload.data(), &used) != 0 || used > payload.size()) {
         XRDMA_ERROR("ifunc %s: %s_payload_init failed (or wrote %zu bytes of a %zu-byte bound)",
-                    f->name.c_str(), f->name.c_str(), used, bound);
-        ucx_ifunc_frame_free(&fr);
+                    f->name.c_str(), f->name.c_str(), used, payload.size());
         return UCS_ERR_INVALID_PARAM;
     }
-    *msg_p = ucp_ifunc_msg_t{f, fr.frame, fr.frame_size};
+    ucx_ifunc_frame_t full, bare;
+    ucx_ifunc_status_t st = frame_build(f->hash, f->name + "_main", &f->image, true, used, &full);
+    if (st != UCX_IFUNC_OK) return to_ucs(st);
+    st = frame_build(f->hash, f->name + "_main", nullptr, true, used, &bare);
+    if (st != UCX_IFUNC_OK) {
+        ucx_ifunc_frame_free(&full);
+        return to_ucs(st);
+    }
+    for (ucx_ifunc_frame_t *fr : {&full, &bare}) {
+        if (used) memcpy(ucx_ifunc_frame_args(fr, nullptr), payload.data(), used);
+        frame_seal(fr);  // sealed here; a send writes nothing unless the payload changed
+    }
+    f->bare[full.frame] = bare;
+    *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
 
 ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
 {
+    if (msg.ifunc_h) {
+        auto it = msg.ifunc_h->bare.find(msg.frame);
+        if (it != msg.ifunc_h->bare.end()) {
+            ucx_ifunc_frame_free(&it->second);
+            msg.ifunc_h->bare.erase(it);
+        }
+    }
     free(msg.frame);
     return UCS_OK;
 }
@@ -249,8 +275,24 @@ ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payloa
 
 ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr, ucp_rkey_h rkey)
 {
+    if (!ep || !msg.ifunc_h || !msg.frame) return UCS_ERR_INVALID_PARAM;
+    ucp_ifunc *f = msg.ifunc_h;
+    auto it = f->bare.find(msg.frame);
+    if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
     ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
-    return to_ucs(ucx_ifunc_frame_put(ep, &fr, remote_addr, rkey));
+    const bool first = f->eps_with_code.insert(ep).second;
+    if (!first) {
+        // The endpoint has the code: the frame without it, with the payload
+        // of msg.frame (copied only when the caller changed it).
+        size_t n;
+        const void *src = ucx_ifunc_frame_args(&fr, &n);
+        void *dst = ucx_ifunc_frame_args(&it->second, nullptr);
+        if (memcmp(dst, src, n) != 0) memcpy(dst, src, n);
+        fr = it->second;
+    }
+    ucs_status_t st = to_ucs(ucx_ifunc_frame_put(ep, &fr, remote_addr, rkey));
+    if (first && UCS_STATUS_IS_ERR(st)) f->eps_with_code.erase(ep);
+    return st;
 }
 
 ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,

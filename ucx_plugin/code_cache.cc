@@ -33,7 +33,7 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
     }
     const PartView *native = nullptr, *bitcode = nullptr;
     for (const PartView &p : img.parts) {
-        if (p.triple != host_triple()) continue;
+        if (!triple_is_host(p.triple)) continue;
         if (p.kind == PartKind::native_elf && !native) native = &p;
         if (p.kind == PartKind::llvm_bitcode && !bitcode) bitcode = &p;
     }

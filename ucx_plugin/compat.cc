@@ -10,6 +10,8 @@
 #include "log.h"
 #include "put_poll.h"
 
+#include <ucs/config/parser.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -42,6 +44,26 @@ struct ucp_ifunc {
 };
 
 namespace {
+
+// UCX warns about every UCX_* variable that no configuration table of its
+// read ("unused env variable: UCX_IFUNC_LIB_DIR"). The variable is read
+// through a table of ours, parsed when the library is loaded (before the
+// program's ucp_init), so that UCX counts it as used. Its value is still
+// taken from the environment at registration: programs set it late.
+struct LibDirConfig {
+    char *dir;
+};
+ucs_config_field_t g_lib_dir_table[] = {
+    {"IFUNC_LIB_DIR", ".", "Directory of the published ifunc API's <name>.so libraries",
+     offsetof(LibDirConfig, dir), UCS_CONFIG_TYPE_STRING},
+    {nullptr, nullptr, nullptr, 0, {}},
+};
+[[maybe_unused]] const bool g_lib_dir_read = [] {
+    LibDirConfig c{};
+    if (ucs_config_parser_fill_opts(&c, g_lib_dir_table, "UCX_", nullptr, 1) != UCS_OK) return false;
+    ucs_config_parser_release_opts(&c, g_lib_dir_table);
+    return true;
+}();
 
 // Target-side state (code cache) per worker, created on first poll.
 std::mutex g_lock;

@@ -9,6 +9,7 @@
 #include "loader_jit.h"
 #include "log.h"
 #include "put_poll.h"
+#include "wire.h"
 
 #include <ucs/config/parser.h>
 
@@ -71,6 +72,10 @@ std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
 
 ucx_ifunc_context *target_ctx(ucp_worker_h worker)
 {
+    // A program polls one worker over and over: its context without the lock.
+    thread_local ucp_worker_h last_worker = nullptr;
+    thread_local ucx_ifunc_context *last_ctx = nullptr;
+    if (worker == last_worker) return last_ctx;
     std::lock_guard<std::mutex> guard(g_lock);
     auto &ctx = g_targets[worker];
     if (!ctx) {
@@ -79,6 +84,8 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
         ctx->params.size = 1;
         ctx->am_enabled = false;  // frames only: leave the worker's AM ids alone
     }
+    last_worker = worker;
+    last_ctx = ctx;
     return ctx;
 }
 
@@ -321,6 +328,11 @@ ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, voi
                             ucp_worker_h worker)
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
+    // Nothing there yet (the common case of a polling loop): no more work.
+    if (buffer_size >= 8 && *static_cast<const volatile uint64_t *>(buffer) != kFrameReady) {
+        ucp_worker_progress(worker);
+        return UCS_ERR_NO_MESSAGE;
+    }
     ucx_ifunc_context *ctx = target_ctx(worker);
     std::string why;
     ucx_ifunc_status_t st = frame_poll(ctx, buffer, buffer_size, target_args, &why);

@@ -31,16 +31,18 @@ benchmarks/compat_inc.so: benchmarks/compat_inc.c
 
 bench-compat: benchmarks/compat_msg_rate$(EXEEXT) benchmarks/compat_inc.so
 	@for t in shm tcp; do \
-	  case $$t in \
-	    shm) env="-x UCX_TLS=sm,self" ;; \
-	    tcp) env="-x UCX_TLS=tcp -x UCX_NET_DEVICES=lo" ;; \
-	  esac; \
+	  $(BENCH_TLS_ENV); \
 	  echo "=== compat_msg_rate over $$t ==="; \
 	  $(BENCH_MPIRUN) $(BENCH_MPIRUN_FLAGS) $$env -n 2 benchmarks/compat_msg_rate$(EXEEXT) || exit 1; \
 	done
 .PHONY: bench-compat
 
 BENCH_MPIRUN = $(MPIRUN)
+# In a loop over t = shm, tcp: env = mpirun's options selecting that transport.
+BENCH_TLS_ENV = case $$t in \
+	    shm) env="-x UCX_TLS=sm,self" ;; \
+	    tcp) env="-x UCX_TLS=tcp -x UCX_NET_DEVICES=lo" ;; \
+	  esac
 BENCH_MPIRUN_FLAGS = $(XRDMA_MPIRUN_FLAGS)
 BENCH_PLUGIN_ARGS =
 
@@ -48,10 +50,7 @@ BENCH_PLUGIN_ARGS =
 # first invocation, over UCX shared memory and over TCP loopback.
 bench-plugin: benchmarks/plugin_invoke_latency$(EXEEXT) $(BENCH_IFUNC_IMAGES)
 	@for t in shm tcp; do \
-	  case $$t in \
-	    shm) env="-x UCX_TLS=sm,self" ;; \
-	    tcp) env="-x UCX_TLS=tcp -x UCX_NET_DEVICES=lo" ;; \
-	  esac; \
+	  $(BENCH_TLS_ENV); \
 	  echo "=== plugin_invoke_latency over $$t ==="; \
 	  $(BENCH_MPIRUN) $(BENCH_MPIRUN_FLAGS) $$env -n 2 \
 	    benchmarks/plugin_invoke_latency$(EXEEXT) $(BENCH_PLUGIN_ARGS) || exit 1; \

@@ -48,8 +48,13 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
 
 void *CachedImage::entry(const std::string &name)
 {
+    if (last_entry && *last_entry == name) return last_fn;  // a stream of calls to one entry
     auto it = entries.find(name);
-    if (it != entries.end()) return it->second;
+    if (it != entries.end()) {
+        last_entry = &it->first;  // stays valid: entries only grows, and its nodes never move
+        last_fn = it->second;
+        return it->second;
+    }
     void *fn = view.has_entry(name) ? code->symbol(name) : nullptr;
     entries.emplace(name, fn);
     return fn;

@@ -29,6 +29,8 @@ struct CachedImage {
     ImageView view;  // points into bytes
     std::unique_ptr<LoadedCode> code;
     std::unordered_map<std::string, void *> entries;  // resolved entry points
+    const std::string *last_entry = nullptr;  // the last one found (its key in entries)
+    void *last_fn = nullptr;
 
     // Entry @p name, resolved once. nullptr if the code does not export it.
     void *entry(const std::string &name);

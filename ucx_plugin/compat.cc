@@ -14,6 +14,7 @@
 #include <ucs/config/parser.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,11 @@ struct ucp_ifunc {
     // endpoints in eps_with_code. The payload the caller edits is the one in
     // msg.frame; it is copied here only when it differs.
     std::unordered_map<const void *, ucx_ifunc_frame_t> bare;
+    // The last endpoint known to have the code, and the last message sent
+    // without it (a send loop looks nothing up).
+    ucp_ep_h last_ep = nullptr;
+    const void *last_frame = nullptr;
+    ucx_ifunc_frame_t *last_bare = nullptr;
 };
 
 namespace {
@@ -72,11 +78,18 @@ std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
 
 ucx_ifunc_context *target_ctx(ucp_worker_h worker)
 {
-    // A program polls one worker over and over: its context without the lock.
-    thread_local ucp_worker_h last_worker = nullptr;
-    thread_local ucx_ifunc_context *last_ctx = nullptr;
-    if (worker == last_worker) return last_ctx;
+    // A program polls one worker over and over: the last worker's context
+    // without the lock (a pair published once, never freed, like the
+    // contexts themselves).
+    struct Last {
+        ucp_worker_h worker;
+        ucx_ifunc_context *ctx;
+    };
+    static std::atomic<const Last *> last{nullptr};
+    const Last *l = last.load(std::memory_order_acquire);
+    if (l && l->worker == worker) return l->ctx;
     std::lock_guard<std::mutex> guard(g_lock);
+    static std::map<ucp_worker_h, Last> pairs;
     auto &ctx = g_targets[worker];
     if (!ctx) {
         ctx = new ucx_ifunc_context(config_get_ull("XRDMA_CODE_CACHE_SIZE"));
@@ -84,8 +97,8 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
         ctx->params.size = 1;
         ctx->am_enabled = false;  // frames only: leave the worker's AM ids alone
     }
-    last_worker = worker;
-    last_ctx = ctx;
+    auto it = pairs.emplace(worker, Last{worker, ctx}).first;
+    last.store(&it->second, std::memory_order_release);
     return ctx;
 }
 
@@ -286,6 +299,7 @@ ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
     if (msg.ifunc_h) {
         auto it = msg.ifunc_h->bare.find(msg.frame);
         if (it != msg.ifunc_h->bare.end()) {
+            if (msg.ifunc_h->last_frame == msg.frame) msg.ifunc_h->last_frame = nullptr;
             ucx_ifunc_frame_free(&it->second);
             msg.ifunc_h->bare.erase(it);
         }
@@ -304,24 +318,34 @@ ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payloa
 
 ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr, ucp_rkey_h rkey)
 {
-    if (!ep || !msg.ifunc_h || !msg.frame) return UCS_ERR_INVALID_PARAM;
+    if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
     ucp_ifunc *f = msg.ifunc_h;
-    auto it = f->bare.find(msg.frame);
-    if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
     ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
-    const bool first = f->eps_with_code.insert(ep).second;
-    if (!first) {
-        // The endpoint has the code: the frame without it, with the payload
-        // of msg.frame (copied only when the caller changed it).
-        size_t n;
-        const void *src = ucx_ifunc_frame_args(&fr, &n);
-        void *dst = ucx_ifunc_frame_args(&it->second, nullptr);
-        if (memcmp(dst, src, n) != 0) memcpy(dst, src, n);
-        fr = it->second;
+    if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
+        // First message to this endpoint: with the code, sealed again only
+        // if the caller changed the payload.
+        frame_seal(&fr);
+        ucs_status_t st = to_ucs(frame_put(ep, &fr, remote_addr, rkey));
+        if (!UCS_STATUS_IS_ERR(st)) f->eps_with_code.insert(ep);
+        return st;
     }
-    ucs_status_t st = to_ucs(ucx_ifunc_frame_put(ep, &fr, remote_addr, rkey));
-    if (first && UCS_STATUS_IS_ERR(st)) f->eps_with_code.erase(ep);
-    return st;
+    f->last_ep = ep;
+    // The endpoint has the code: the frame without it, with the payload of
+    // msg.frame. Unchanged (a resend), nothing is written at all.
+    if (msg.frame != f->last_frame) {
+        auto it = f->bare.find(msg.frame);
+        if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
+        f->last_frame = msg.frame;
+        f->last_bare = &it->second;
+    }
+    size_t n;
+    const void *src = ucx_ifunc_frame_args(&fr, &n);
+    void *dst = ucx_ifunc_frame_args(f->last_bare, nullptr);
+    if (memcmp(dst, src, n) != 0) {
+        memcpy(dst, src, n);
+        frame_seal(f->last_bare);
+    }
+    return to_ucs(frame_put(ep, f->last_bare, remote_addr, rkey));
 }
 
 ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,

@@ -180,7 +180,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         return UCX_IFUNC_ERR_NO_ENTRY;
     }
     uint8_t *args = buf + h.args_off;
-    if (ctx->quarantined.count(hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
         *why = "image " + hash_hex(hash, 8) + " is quarantined here after a fault";
         return UCX_IFUNC_ERR_FAULT;
     }
@@ -257,6 +257,15 @@ ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame, ui
 {
     if (!ep || !frame || !frame->frame || !rkey) return UCX_IFUNC_ERR_INVALID_PARAM;
     frame_seal(frame);
+    return frame_put(ep, frame, remote_addr, rkey);
+}
+
+}  // extern "C"
+
+namespace xrdma {
+
+ucx_ifunc_status_t frame_put(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr, ucp_rkey_h rkey)
+{
     ucp_request_param_t p;
     p.op_attr_mask = 0;
     ucs_status_ptr_t r = ucp_put_nbx(ep, frame->frame, frame->frame_size, remote_addr, rkey, &p);
@@ -265,6 +274,10 @@ ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame, ui
     ucp_request_free(r);  // completes in the background; the caller flushes
     return UCX_IFUNC_INPROGRESS;
 }
+
+}  // namespace xrdma
+
+extern "C" {
 
 ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer, size_t buffer_size,
                                   void *target_args)

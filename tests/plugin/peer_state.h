@@ -25,6 +25,11 @@ struct compat_reply {
     uint64_t remote_addr;     /* the origin's buffer */
     ucp_rkey_h rkey;
     ucp_ifunc_msg_t msg;      /* a pong message, payload overwritten per ping */
+    /* Non-NULL (shared memory, where a put lands without the target's
+     * progress): ping_main waits, after replying, until the next ping is in
+     * this slot, the one it was polled from. */
+    const volatile uint64_t *slot;
 };
+#define COMPAT_PING_MORE (1ull << 63) /* in a ping's payload: another ping follows */
 #endif
 #endif

@@ -7,7 +7,8 @@
 // a .deps list.
 #include "cluster.h"
 #include "image.h"
-#include "ucx_ifunc/ucp_compat.h"
+#include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
+#include "peer_state.h"
 
 #include <gtest/gtest.h>
 
@@ -165,8 +166,9 @@ TEST_P(Compat, AuthorsConstructorIsRefusedByName)
 
 // Points 3, 8: ping_main replies from inside main (ucp_ifunc_msg_get_payload_ptr,
 // ucp_ifunc_send_nbix under the default symbol policy); the origin answers
-// each pong with the next ping into the same slot at once, often while
-// ping_main is still running. Every ping runs: none is wiped.
+// each pong with the next ping into the same slot at once. Over shared
+// memory ping_main returns only once that next ping is in the slot, so a
+// poller that cleared the slot after main would lose it. Every ping runs.
 TEST_P(Compat, RepliesFromInsideMain)
 {
     std::vector<uint8_t> cmd{'R'};
@@ -181,7 +183,7 @@ TEST_P(Compat, RepliesFromInsideMain)
     ucp_ifunc_msg_t ping = msg(reg("gcc", "ping"), &zero, sizeof(zero));
     const uint64_t rounds = GetParam() == "tcp" ? 1000 : 5000;
     for (uint64_t i = 1; i <= rounds; ++i) {
-        set_payload(&ping, i);
+        set_payload(&ping, i | (i < rounds ? COMPAT_PING_MORE : 0));
         send(ping);  // no flush: the pong says the ping arrived
         want += i;
         ucs_status_t st = UCS_ERR_NO_MESSAGE;

@@ -180,26 +180,28 @@ ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t
 uint64_t frame_checksum(const uint8_t *frame, size_t size)
 {
     // 64-bit multiply-xor over 8-byte words of [8, 24) and [32, size), in
-    // four independent lanes (a target verifies every frame it runs: one
-    // serial chain was the longest step of a small frame's path).
+    // four independent lanes kept in registers (a target verifies every
+    // frame it runs: one serial chain was the longest step of a small
+    // frame's path), then the lanes and the last bytes folded together.
     constexpr uint64_t kPrime = 0x100000001b3ull;
-    uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9ce484222325cbf2ull, 0x2325cbf29ce48422ull};
-    auto word = [&](uint64_t &h, const uint8_t *p) {
+    auto mix = [](uint64_t h, const uint8_t *p) {
         uint64_t w;
         memcpy(&w, p, 8);
         h = (h ^ w) * kPrime;
-        h ^= h >> 29;
+        return h ^ (h >> 29);
     };
-    word(lane[0], frame + 8);
-    word(lane[1], frame + 16);
-    const uint8_t *p = frame + 32;
-    size_t n = size - 32, i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int l = 0; l < 4; ++l) word(lane[l], p + i + 8 * l);
-    for (int l = 0; i + 8 <= n; i += 8, l = (l + 1) % 4) word(lane[l], p + i);
-    uint64_t h = lane[0];
-    for (int l = 1; l < 4; ++l) h = ((h ^ lane[l]) * kPrime) ^ (h >> 31);
-    for (; i < n; ++i) h = (h ^ p[i]) * kPrime;
+    uint64_t a = mix(0xcbf29ce484222325ull, frame + 8), b = mix(0x84222325cbf29ce4ull, frame + 16);
+    uint64_t c = 0x9ce484222325cbf2ull, d = 0x2325cbf29ce48422ull;
+    const uint8_t *p = frame + 32, *end = frame + size;
+    for (; end - p >= 32; p += 32) {
+        a = mix(a, p);
+        b = mix(b, p + 8);
+        c = mix(c, p + 16);
+        d = mix(d, p + 24);
+    }
+    uint64_t h = ((a ^ (b * kPrime)) * kPrime) ^ ((c ^ (d * kPrime)) * kPrime);
+    for (; end - p >= 8; p += 8) h = mix(h, p);
+    for (; p < end; ++p) h = (h ^ *p) * kPrime;
     return h ^ (h >> 29);
 }
 

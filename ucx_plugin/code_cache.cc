@@ -62,13 +62,18 @@ void *CachedImage::entry(const std::string &name)
 
 std::shared_ptr<CachedImage> CodeCache::find(const Hash &h)
 {
+    return find_current(h) ? front_ : nullptr;
+}
+
+CachedImage *CodeCache::find_current(const Hash &h)
+{
     // The most recent image again (a stream of calls): already at the front.
-    if (front_ && lru_.front() == h) return front_;
+    if (front_ && HashKey::same(lru_.front(), h)) return front_.get();
     auto it = map_.find(h);
     if (it == map_.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
     front_ = it->second.img;
-    return front_;
+    return front_.get();
 }
 
 ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t size,

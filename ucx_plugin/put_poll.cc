@@ -105,6 +105,9 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *frame, size_t size
 ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
                               void *target_args, std::string *why)
 {
+    // Injected functions run one at a time: a poll from inside one (which
+    // could also change the code cache under it) finds nothing.
+    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
     auto *buf = static_cast<uint8_t *>(buffer);
     std::atomic_thread_fence(std::memory_order_acquire);
     uint64_t ready;
@@ -164,14 +167,19 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
     std::string entry(reinterpret_cast<const char *>(buf + sizeof(h)), h.entry_len);
-    std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
+    // No reference is taken on the per-frame path: nothing changes the cache
+    // while the frame's function runs (no nested poll, see frame_poll()),
+    // and the native path takes one for the context it hands on.
+    CachedImage *img = ctx->cache.find_current(hash);
+    std::shared_ptr<CachedImage> inserted;
     if (!img) {
         if (!(h.flags & kFrameHasCode)) {
             *why = "frame without code for image " + hash_hex(hash, 8) + ", which is not cached here";
             return UCX_IFUNC_ERR_NEED_CODE;
         }
-        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &img, why);
+        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &inserted, why);
         if (st != UCX_IFUNC_OK) return st;
+        img = inserted.get();
         ctx->stats.images_loaded++;
     }
     void *fn = img->entry(entry);
@@ -199,7 +207,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
     } else {
         xrdma_ctx x{};
         x.context = ctx;
-        x.image = img;
+        x.image = inserted ? inserted : ctx->cache.find(hash);
         x.entry = entry;
         x.target_args = target_args;
         x.fwd_rank = -1;
@@ -284,7 +292,6 @@ ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer, size_t 
 {
     if (!ctx || !buffer) return UCX_IFUNC_ERR_INVALID_PARAM;
     if (buffer_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_ERR_INVALID_PARAM;
-    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
     std::string why;
     return frame_poll(ctx, buffer, buffer_size, target_args, &why);
 }

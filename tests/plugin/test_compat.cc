@@ -4,7 +4,7 @@
 // path), a constructor of the author's own, replies from inside main, the
 // same message resent without flushes into a ring, shrunk and large
 // payloads, frames larger than the slot, bitcode with -unknown- triples and
-// a .deps list.
+// a .deps list, and no UCX warning about UCX_IFUNC_LIB_DIR.
 #include "cluster.h"
 #include "image.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace xrdma_test;
 
@@ -272,6 +274,39 @@ TEST_P(Compat, BitcodeWithUnknownVendorTriplesAndDeps)
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(counter_reaches(12));
     EXPECT_EQ(0u, peer_errors().first);
+}
+
+// Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env
+// variable" warning from UCX (the test runs itself again, as that process).
+TEST(CompatEnv, NoUnusedVariableWarning)
+{
+    if (getenv("XRDMA_TEST_UCX_INIT_ONLY")) {  // the process started below
+        UcxEnv env;
+        return;
+    }
+    int fds[2];
+    ASSERT_EQ(0, pipe(fds));
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);  // UCX logs to stdout
+        dup2(fds[1], 2);
+        close(fds[0]);
+        setenv("UCX_IFUNC_LIB_DIR", "/nonexistent", 1);
+        setenv("XRDMA_TEST_UCX_INIT_ONLY", "1", 1);
+        unsetenv("UCX_WARN_UNUSED_ENV_VARS");
+        execl("/proc/self/exe", "test_compat", "--gtest_filter=CompatEnv.NoUnusedVariableWarning", nullptr);
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string err;
+    char b[4096];
+    for (ssize_t n; (n = read(fds[0], b, sizeof(b))) > 0;) err.append(b, size_t(n));
+    close(fds[0]);
+    int status = 0;
+    ASSERT_EQ(pid, waitpid(pid, &status, 0));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+    EXPECT_EQ(std::string::npos, err.find("unused env variable")) << err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Compat, ::testing::ValuesIn(transports()),

@@ -33,7 +33,7 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
     }
     const PartView *native = nullptr, *bitcode = nullptr;
     for (const PartView &p : img.parts) {
-        if (p.triple != host_triple()) continue;
+        if (!triple_is_host(p.triple)) continue;
         if (p.kind == PartKind::native_elf && !native) native = &p;
         if (p.kind == PartKind::llvm_bitcode && !bitcode) bitcode = &p;
     }
@@ -48,8 +48,13 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
 
 void *CachedImage::entry(const std::string &name)
 {
+    if (last_entry && *last_entry == name) return last_fn;  // a stream of calls to one entry
     auto it = entries.find(name);
-    if (it != entries.end()) return it->second;
+    if (it != entries.end()) {
+        last_entry = &it->first;  // stays valid: entries only grows, and its nodes never move
+        last_fn = it->second;
+        return it->second;
+    }
     void *fn = view.has_entry(name) ? code->symbol(name) : nullptr;
     entries.emplace(name, fn);
     return fn;
@@ -57,13 +62,18 @@ void *CachedImage::entry(const std::string &name)
 
 std::shared_ptr<CachedImage> CodeCache::find(const Hash &h)
 {
+    return find_current(h) ? front_ : nullptr;
+}
+
+CachedImage *CodeCache::find_current(const Hash &h)
+{
     // The most recent image again (a stream of calls): already at the front.
-    if (front_ && lru_.front() == h) return front_;
+    if (front_ && HashKey::same(lru_.front(), h)) return front_.get();
     auto it = map_.find(h);
     if (it == map_.end()) return nullptr;
     lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
     front_ = it->second.img;
-    return front_;
+    return front_.get();
 }
 
 ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t size,

@@ -21,6 +21,14 @@ struct HashKey {
         memcpy(&v, h.data(), sizeof(v));
         return v;
     }
+    // a == b, in four word compares (no memcmp call on the per-frame path).
+    static bool same(const Hash &a, const Hash &b)
+    {
+        uint64_t x[4], y[4];
+        memcpy(x, a.data(), sizeof(x));
+        memcpy(y, b.data(), sizeof(y));
+        return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+    }
 };
 
 // One cached image: its bytes (kept to forward it) and its loaded code.
@@ -29,6 +37,8 @@ struct CachedImage {
     ImageView view;  // points into bytes
     std::unique_ptr<LoadedCode> code;
     std::unordered_map<std::string, void *> entries;  // resolved entry points
+    const std::string *last_entry = nullptr;  // the last one found (its key in entries)
+    void *last_fn = nullptr;
 
     // Entry @p name, resolved once. nullptr if the code does not export it.
     void *entry(const std::string &name);
@@ -40,6 +50,9 @@ public:
 
     // The cached image with hash @p h (marks it recently used), or nullptr.
     std::shared_ptr<CachedImage> find(const Hash &h);
+    // The same without taking a reference (no atomic operation): valid until
+    // the cache next changes (insert, flush).
+    CachedImage *find_current(const Hash &h);
 
     // Validate @p bytes (an image that claims hash @p h), load its code and
     // cache it. On error nothing is cached and @p why says why.

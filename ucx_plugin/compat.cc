@@ -9,14 +9,20 @@
 #include "loader_jit.h"
 #include "log.h"
 #include "put_poll.h"
+#include "wire.h"
+
+#include <ucs/config/parser.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <mutex>
 #include <unistd.h>
 
@@ -30,9 +36,41 @@ struct ucp_ifunc {
     int (*payload_init)(void *, size_t, void *, size_t *);
     Hash hash;
     std::vector<uint8_t> image;
+    // The code travels once per endpoint (the published API's semantics):
+    // the endpoints a message with code was put to.
+    std::unordered_set<ucp_ep_h> eps_with_code;
+    // Per message (by its frame): the same frame without code, sent to
+    // endpoints in eps_with_code. The payload the caller edits is the one in
+    // msg.frame; it is copied here only when it differs.
+    std::unordered_map<const void *, ucx_ifunc_frame_t> bare;
+    // The last endpoint known to have the code, and the last message sent
+    // without it (a send loop looks nothing up).
+    ucp_ep_h last_ep = nullptr;
+    const void *last_frame = nullptr;
+    ucx_ifunc_frame_t *last_bare = nullptr;
 };
 
 namespace {
+
+// UCX warns about every UCX_* variable that no configuration table of its
+// read ("unused env variable: UCX_IFUNC_LIB_DIR"). The variable is read
+// through a table of ours, parsed when the library is loaded (before the
+// program's ucp_init), so that UCX counts it as used. Its value is still
+// taken from the environment at registration: programs set it late.
+struct LibDirConfig {
+    char *dir;
+};
+ucs_config_field_t g_lib_dir_table[] = {
+    {"IFUNC_LIB_DIR", ".", "Directory of the published ifunc API's <name>.so libraries",
+     offsetof(LibDirConfig, dir), UCS_CONFIG_TYPE_STRING},
+    {nullptr, nullptr, nullptr, 0, {}},
+};
+[[maybe_unused]] const bool g_lib_dir_read = [] {
+    LibDirConfig c{};
+    if (ucs_config_parser_fill_opts(&c, g_lib_dir_table, "UCX_", nullptr, 1) != UCS_OK) return false;
+    ucs_config_parser_release_opts(&c, g_lib_dir_table);
+    return true;
+}();
 
 // Target-side state (code cache) per worker, created on first poll.
 std::mutex g_lock;
@@ -40,7 +78,18 @@ std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
 
 ucx_ifunc_context *target_ctx(ucp_worker_h worker)
 {
+    // A program polls one worker over and over: the last worker's context
+    // without the lock (a pair published once, never freed, like the
+    // contexts themselves).
+    struct Last {
+        ucp_worker_h worker;
+        ucx_ifunc_context *ctx;
+    };
+    static std::atomic<const Last *> last{nullptr};
+    const Last *l = last.load(std::memory_order_acquire);
+    if (l && l->worker == worker) return l->ctx;
     std::lock_guard<std::mutex> guard(g_lock);
+    static std::map<ucp_worker_h, Last> pairs;
     auto &ctx = g_targets[worker];
     if (!ctx) {
         ctx = new ucx_ifunc_context(config_get_ull("XRDMA_CODE_CACHE_SIZE"));
@@ -48,6 +97,8 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
         ctx->params.size = 1;
         ctx->am_enabled = false;  // frames only: leave the worker's AM ids alone
     }
+    auto it = pairs.emplace(worker, Last{worker, ctx}).first;
+    last.store(&it->second, std::memory_order_release);
     return ctx;
 }
 
@@ -62,6 +113,7 @@ ucs_status_t to_ucs(ucx_ifunc_status_t st)
     case UCX_IFUNC_ERR_LINK:
     case UCX_IFUNC_ERR_DENIED: return UCS_ERR_UNSUPPORTED;
     case UCX_IFUNC_ERR_PEER: return UCS_ERR_UNREACHABLE;
+    case UCX_IFUNC_ERR_TRUNCATED: return UCS_ERR_MESSAGE_TRUNCATED;
     default: return UCS_ERR_INVALID_PARAM;
     }
 }
@@ -138,7 +190,7 @@ ucs_status_t register_bitcode(const std::string &dir, const std::string &n, cons
         const PartView *mine = nullptr;
         if (image_parse(f->image.data(), f->image.size(), &v, &why) == UCX_IFUNC_OK)
             for (const PartView &p : v.parts)
-                if (p.kind == PartKind::llvm_bitcode && p.triple == host_triple()) mine = &p;
+                if (p.kind == PartKind::llvm_bitcode && triple_is_host(p.triple)) mine = &p;
         if (!mine) {
             XRDMA_ERROR("ifunc %s: neither %s nor %s/%s.%s.bc for this machine's payload functions", n.c_str(),
                         so_path.c_str(), dir.c_str(), n.c_str(), host_triple().c_str());
@@ -216,25 +268,42 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
                                   ucp_ifunc_msg_t *msg_p)
 {
     if (!f || !msg_p) return UCS_ERR_INVALID_PARAM;
-    size_t bound = f->payload_bound(source_args, source_args_size);
-    ucx_ifunc_frame_t fr;
-    ucx_ifunc_status_t st = frame_build(f->hash, f->name + "_main", &f->image, true, bound, &fr);
-    if (st != UCX_IFUNC_OK) return to_ucs(st);
-    size_t used = bound;
-    size_t n;
-    void *payload = ucx_ifunc_frame_args(&fr, &n);
-    if (f->payload_init(source_args, source_args_size, payload, &used) != 0 || used > bound) {
+    // The payload is built first, so that the frames carry the size
+    // <name>_payload_init reports, not the bound.
+    std::vector<uint8_t> payload(f->payload_bound(source_args, source_args_size));
+    size_t used = payload.size();
+    if (f->payload_init(source_args, source_args_size, payload.data(), &used) != 0 || used > payload.size()) {
         XRDMA_ERROR("ifunc %s: %s_payload_init failed (or wrote %zu bytes of a %zu-byte bound)",
-                    f->name.c_str(), f->name.c_str(), used, bound);
-        ucx_ifunc_frame_free(&fr);
+                    f->name.c_str(), f->name.c_str(), used, payload.size());
         return UCS_ERR_INVALID_PARAM;
     }
-    *msg_p = ucp_ifunc_msg_t{f, fr.frame, fr.frame_size};
+    ucx_ifunc_frame_t full, bare;
+    ucx_ifunc_status_t st = frame_build(f->hash, f->name + "_main", &f->image, true, used, &full);
+    if (st != UCX_IFUNC_OK) return to_ucs(st);
+    st = frame_build(f->hash, f->name + "_main", nullptr, true, used, &bare);
+    if (st != UCX_IFUNC_OK) {
+        ucx_ifunc_frame_free(&full);
+        return to_ucs(st);
+    }
+    for (ucx_ifunc_frame_t *fr : {&full, &bare}) {
+        if (used) memcpy(ucx_ifunc_frame_args(fr, nullptr), payload.data(), used);
+        frame_seal(fr);  // sealed here; a send writes nothing unless the payload changed
+    }
+    f->bare[full.frame] = bare;
+    *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
 
 ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
 {
+    if (msg.ifunc_h) {
+        auto it = msg.ifunc_h->bare.find(msg.frame);
+        if (it != msg.ifunc_h->bare.end()) {
+            if (msg.ifunc_h->last_frame == msg.frame) msg.ifunc_h->last_frame = nullptr;
+            ucx_ifunc_frame_free(&it->second);
+            msg.ifunc_h->bare.erase(it);
+        }
+    }
     free(msg.frame);
     return UCS_OK;
 }
@@ -249,14 +318,45 @@ ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payloa
 
 ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr, ucp_rkey_h rkey)
 {
+    if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
+    ucp_ifunc *f = msg.ifunc_h;
     ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
-    return to_ucs(ucx_ifunc_frame_put(ep, &fr, remote_addr, rkey));
+    if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
+        // First message to this endpoint: with the code, sealed again only
+        // if the caller changed the payload.
+        frame_seal(&fr);
+        ucs_status_t st = to_ucs(frame_put(ep, &fr, remote_addr, rkey));
+        if (!UCS_STATUS_IS_ERR(st)) f->eps_with_code.insert(ep);
+        return st;
+    }
+    f->last_ep = ep;
+    // The endpoint has the code: the frame without it, with the payload of
+    // msg.frame. Unchanged (a resend), nothing is written at all.
+    if (msg.frame != f->last_frame) {
+        auto it = f->bare.find(msg.frame);
+        if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
+        f->last_frame = msg.frame;
+        f->last_bare = &it->second;
+    }
+    size_t n;
+    const void *src = ucx_ifunc_frame_args(&fr, &n);
+    void *dst = ucx_ifunc_frame_args(f->last_bare, nullptr);
+    if (memcmp(dst, src, n) != 0) {
+        memcpy(dst, src, n);
+        frame_seal(f->last_bare);
+    }
+    return to_ucs(frame_put(ep, f->last_bare, remote_addr, rkey));
 }
 
 ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,
                             ucp_worker_h worker)
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
+    // Nothing there yet (the common case of a polling loop): no more work.
+    if (buffer_size >= 8 && *static_cast<const volatile uint64_t *>(buffer) != kFrameReady) {
+        ucp_worker_progress(worker);
+        return UCS_ERR_NO_MESSAGE;
+    }
     ucx_ifunc_context *ctx = target_ctx(worker);
     std::string why;
     ucx_ifunc_status_t st = frame_poll(ctx, buffer, buffer_size, target_args, &why);

@@ -108,6 +108,8 @@ struct ucx_ifunc_context {
     uint16_t am_invoke, am_reply;  // AM ids of this context
     bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
+    // frame_poll()'s private copy of a frame (kept for its capacity).
+    std::vector<uint8_t> poll_copy;
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
     bool in_handler = false;  // a message is being handled inside UCX's progress
     // Smallest message size an immediate send was refused for (transmit()).

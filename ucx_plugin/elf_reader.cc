@@ -557,8 +557,9 @@ ucx_ifunc_status_t Reader::dynamic()
             needed_offs_.push_back(v);
             continue;
         case DT_RPATH: case DT_RUNPATH:
-            return bad(why_, "ELF: has a library search path (" + tag_name(tag) +
-                                 "): injected code may not choose where the target loads libraries from");
+            // Toolchains add one for -Wl,-rpath. Accepted but never used: the
+            // loader drops it from the copy it loads (start_files_strip()).
+            continue;
         case DT_REL: case DT_RELSZ: case DT_RELENT: case DT_RELCOUNT:
             return bad(why_, "ELF: has REL relocations (" + tag_name(tag) + "), which this machine does not use");
         case DT_TEXTREL:

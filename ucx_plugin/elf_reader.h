@@ -47,7 +47,8 @@ struct ElfInfo {
 // the file's loaded bytes, every relocation a write into a writable
 // segment that leaves those tables alone, hash chains that end. It also
 // refuses objects that would change the process around them: executable
-// stack, text relocations, library search paths or paths in DT_NEEDED,
+// stack, text relocations, paths in DT_NEEDED (a search path is accepted:
+// the loader drops it, see start_files.h),
 // filters and audit libraries, copy relocations, unique symbols. Code that
 // would run at load is not refused here but listed in load_code (see
 // elf_check_load_code()). e_machine is reported, not checked; relocations

@@ -355,6 +355,26 @@ const std::string &host_triple()
     return triple;
 }
 
+std::string triple_normal(std::string_view t)
+{
+    // arch-vendor-os-env (LLVM's x86_64-pc-linux-gnu, x86_64-unknown-linux-gnu)
+    // or arch-os-env (Debian's x86_64-linux-gnu): the vendor says nothing
+    // about the code, so it is dropped; "linux" alone means "linux-gnu".
+    std::vector<std::string> f;
+    size_t b = 0;
+    for (size_t e; (e = t.find('-', b)) != std::string_view::npos; b = e + 1) f.emplace_back(t.substr(b, e - b));
+    f.emplace_back(t.substr(b));
+    if (f[0] == "amd64") f[0] = "x86_64";
+    if (f[0] == "arm64") f[0] = "aarch64";
+    if (f.size() >= 3 && f[1] != "linux" && f[2] == "linux") f.erase(f.begin() + 1);
+    if (f.size() == 2 && f[1] == "linux") f.push_back("gnu");
+    std::string out;
+    for (const std::string &x : f) out += (out.empty() ? "" : "-") + x;
+    return out;
+}
+
+bool triple_is_host(std::string_view t) { return triple_normal(t) == host_triple(); }
+
 std::string hash_hex(const Hash &h, size_t nbytes)
 {
     static const char digits[] = "0123456789abcdef";

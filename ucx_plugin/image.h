@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <string_view>
 #include <vector>
 
 namespace xrdma {
@@ -58,6 +59,11 @@ bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
 
 // The triple this process runs on, as written into native parts.
 const std::string &host_triple();
+// A triple without its vendor field and with LLVM's aliases resolved:
+// x86_64-unknown-linux-gnu, x86_64-pc-linux-gnu, amd64-linux -> x86_64-linux-gnu.
+std::string triple_normal(std::string_view triple);
+// Whether code for @p triple runs in this process (compared normalised).
+bool triple_is_host(std::string_view triple);
 
 // The whole file at @p path into @p out (appended). UCX_IFUNC_ERR_IO if it
 // cannot be opened or read (errno tells why), UCX_IFUNC_ERR_DENIED as soon as

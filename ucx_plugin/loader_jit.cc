@@ -70,6 +70,43 @@ namespace {
 using namespace llvm;
 using namespace llvm::orc;
 
+// The names a library-list part holds: one per line, '#' comments.
+std::vector<std::string> listed_libraries(const ImageView &img)
+{
+    std::vector<std::string> out;
+    for (const PartView &p : img.parts) {
+        if (p.kind != PartKind::library_list) continue;
+        std::string list(reinterpret_cast<const char *>(p.data), p.size);
+        for (size_t b = 0, e; b < list.size(); b = e + 1) {
+            e = std::min(list.find('\n', b), list.size());
+            std::string line = list.substr(b, e - b);
+            line = line.substr(0, line.find('#'));
+            while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+            while (!line.empty() && isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
+            if (!line.empty()) out.push_back(line);
+        }
+    }
+    return out;
+}
+
+// A name the dynamic loader would find as a text file in the system's
+// library directories (a linker script such as libc.so: "GROUP ( ... )"),
+// not an ELF object. Read, never loaded.
+bool is_linker_script(const std::string &name)
+{
+    if (name.find('/') != std::string::npos) return false;
+    for (const std::string &dir : {"/lib/" + host_triple(), "/usr/lib/" + host_triple(), std::string("/lib64"),
+                                   std::string("/usr/lib64"), std::string("/lib"), std::string("/usr/lib")}) {
+        FILE *f = fopen((dir + "/" + name).c_str(), "rb");
+        if (!f) continue;
+        char head[4] = {0};
+        const size_t n = fread(head, 1, sizeof(head), f);
+        fclose(f);
+        return !(n == 4 && memcmp(head, "\x7f" "ELF", 4) == 0);
+    }
+    return false;
+}
+
 std::atomic<uint64_t> n_compiles{0}, n_cache_loads{0}, n_shared{0};
 
 // Modules we compile carry this prefix in their identifier; LLJIT compiles
@@ -555,25 +592,22 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
     }
 
     // Libraries the image lists (the published API's <name>.deps) go into
-    // the process first, where the symbol search finds them.
-    for (const PartView &p : img.parts) {
-        if (p.kind != PartKind::library_list) continue;
-        std::string list(reinterpret_cast<const char *>(p.data), p.size), line;
-        for (size_t b = 0, e; b < list.size(); b = e + 1) {
-            e = list.find('\n', b);
-            if (e == std::string::npos) e = list.size();
-            line = list.substr(b, e - b);
-            line = line.substr(0, line.find('#'));
-            while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-            while (!line.empty() && isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
-            if (line.empty()) continue;
-            if (!dlopen(line.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-                const char *err = dlerror();
-                *why = "cannot load library '" + line + "' the image lists: " + (err ? err : "dlopen failed");
-                return UCX_IFUNC_ERR_LINK;
-            }
-            XRDMA_DEBUG("loaded %s for %s", line.c_str(), label.c_str());
+    // the process first, where the symbol search finds them. Like the
+    // published API, a linker script (libc.so) is not an error: it is
+    // warned about and skipped. A library already loaded is opened again
+    // (nothing runs twice), which makes its symbols global if they were not.
+    for (const std::string &lib : listed_libraries(img)) {
+        if (is_linker_script(lib)) {
+            XRDMA_WARN("%s: library list entry '%s' is a linker script, not a library: skipped", label.c_str(),
+                       lib.c_str());
+            continue;
         }
+        if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+            const char *err = dlerror();
+            *why = "cannot load library '" + lib + "' the image lists: " + (err ? err : "dlopen failed");
+            return UCX_IFUNC_ERR_LINK;
+        }
+        XRDMA_DEBUG("loaded %s for %s", lib.c_str(), label.c_str());
     }
 
     // Compile (unless the object came from disk) and link every entry now,
@@ -634,20 +668,12 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
     };
     if (!trusted) {
         // The libraries a library-list part names are loaded before the
-        // bitcode is linked: their constructors run, so the policy decides.
-        for (const PartView &p : img.parts) {
-            if (p.kind != PartKind::library_list) continue;
-            std::string list(reinterpret_cast<const char *>(p.data), p.size);
-            for (size_t b = 0, e; b < list.size(); b = e + 1) {
-                e = std::min(list.find('\n', b), list.size());
-                std::string line = list.substr(b, e - b);
-                line = line.substr(0, line.find('#'));
-                while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-                while (!line.empty() && isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
-                if (line.empty()) continue;
-                ucx_ifunc_status_t st = policy_check_library(line, why);
-                if (st != UCX_IFUNC_OK) return st;
-            }
+        // bitcode is linked: their constructors run, so the policy decides
+        // (a linker script loads nothing).
+        for (const std::string &lib : listed_libraries(img)) {
+            if (is_linker_script(lib)) continue;
+            ucx_ifunc_status_t st = policy_check_library(lib, why);
+            if (st != UCX_IFUNC_OK) return st;
         }
     }
     std::string err;

@@ -3,7 +3,9 @@
 #include "elf_reader.h"
 #include "log.h"
 #include "policy.h"
+#include "start_files.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dlfcn.h>
@@ -109,7 +111,7 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
 {
     const PartView *part = nullptr;
     for (const PartView &p : img.parts)
-        if (p.kind == PartKind::native_elf && p.triple == host_triple()) part = &p;
+        if (p.kind == PartKind::native_elf && triple_is_host(p.triple)) part = &p;
     if (!part) {
         *why = "image has no native part for " + host_triple() + " (it has: " + triples_of(img) + ")";
         return UCX_IFUNC_ERR_NO_PART;
@@ -122,9 +124,22 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
                machine_name(elf_host_machine());
         return UCX_IFUNC_ERR_BAD_CODE;
     }
-    // Nothing of the image may run before an entry is called.
+    // Nothing of the image may run before an entry is called. The start
+    // files' entries are dropped from the copy that is loaded (see
+    // start_files.cc); the author's constructors and destructors, and
+    // everything else elf_inspect() lists, refuse the image.
+    LoadPlan plan;
+    st = start_files_plan(part->data, part->size, &plan, why);
+    if (st != UCX_IFUNC_OK) return st;
+    auto by_start_files = [](const std::string &what) {
+        return what.compare(0, 7, "DT_INIT") == 0 || what.compare(0, 7, "DT_FINI") == 0;
+    };
+    elf.load_code.erase(std::remove_if(elf.load_code.begin(), elf.load_code.end(), by_start_files),
+                        elf.load_code.end());
+    elf.load_code.insert(elf.load_code.begin(), plan.user.begin(), plan.user.end());
     st = elf_check_load_code(elf, why);
     if (st != UCX_IFUNC_OK) return st;
+    const std::vector<uint8_t> loaded = start_files_strip(part->data, part->size, plan);
     // An entry the code defines must be code (a missing one is NO_ENTRY
     // when it is invoked).
     for (const std::string_view entry : img.entries)
@@ -159,8 +174,8 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
         return UCX_IFUNC_ERR_NO_MEMORY;
     }
     size_t done = 0;
-    while (done < part->size) {
-        ssize_t n = write(fd, part->data + done, part->size - done);
+    while (done < loaded.size()) {
+        ssize_t n = write(fd, loaded.data() + done, loaded.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             *why = std::string("writing code to memfd: ") + strerror(errno);

@@ -5,6 +5,7 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
 	ucx_plugin/image.cc ucx_plugin/image.h \
 	ucx_plugin/elf_reader.cc ucx_plugin/elf_reader.h \
+	ucx_plugin/start_files.cc ucx_plugin/start_files.h \
 	ucx_plugin/wire.cc ucx_plugin/wire.h \
 	ucx_plugin/loader_native.cc ucx_plugin/loader_native.h \
 	ucx_plugin/code_cache.cc ucx_plugin/code_cache.h \

@@ -1,7 +1,8 @@
 // Put-and-poll mode (the X-RDMA path of the published ifunc API): a frame is
 // written into target memory with one ucp_put_nbx; the target finds it by
 // polling. A checksum over the frame tells a complete frame from one still
-// being written, so no fence or second put is needed.
+// being written, so no fence or second put is needed: the target copies the
+// frame, verifies the copy and runs the copy, never the live buffer.
 #include "put_poll.h"
 
 #include "context.h"
@@ -60,6 +61,13 @@ ucx_ifunc_status_t frame_build(const Hash &hash, const std::string &entry,
 void frame_seal(ucx_ifunc_frame_t *frame)
 {
     auto *f = static_cast<uint8_t *>(frame->frame);
+    FrameHdr h;
+    memcpy(&h, f, sizeof(h));
+    // Sealed and unchanged since: write nothing. A send may be reading the
+    // frame (a resend loop without a flush in between), so an unchanged
+    // frame is never rewritten; only a frame whose bytes the caller changed
+    // gets a new nonce and checksum.
+    if (h.nonce != 0 && frame_checksum(f, frame->frame_size) == h.checksum) return;
     uint64_t nonce = next_nonce();
     memcpy(f + offsetof(FrameHdr, nonce), &nonce, 8);
     memcpy(f + frame->frame_size - 8, &nonce, 8);
@@ -67,9 +75,39 @@ void frame_seal(ucx_ifunc_frame_t *frame)
     memcpy(f + offsetof(FrameHdr, checksum), &sum, 8);
 }
 
+namespace {
+
+// A header that is all there: its sizes follow frame_build()'s layout
+// exactly. A header still being written (the rest of it zero, as a consumed
+// slot leaves it) does not, so an oversized frame can be told from one that
+// is still arriving without reading past the buffer.
+bool header_complete(const FrameHdr &h)
+{
+    if (h.version != kWireVersion || h.entry_len == 0 || h.entry_len > kMaxEntryLen) return false;
+    if (bool(h.flags & kFrameHasCode) != (h.image_len != 0) || h.image_len > UINT32_MAX) return false;
+    const uint64_t args_off = align_up(sizeof(FrameHdr) + h.entry_len + h.image_len, 16);
+    return h.args_off == args_off && h.frame_size == align_up(args_off + h.args_len, 8) + 8;
+}
+
+// Clear a slot's header and trailer: the slot is free for the next frame.
+void consume_slot(uint8_t *buf, size_t trailer_off)
+{
+    memset(buf, 0, sizeof(FrameHdr));
+    if (trailer_off) memset(buf + trailer_off, 0, 8);
+    std::atomic_thread_fence(std::memory_order_release);
+}
+
+ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *frame, size_t size, void *target_args,
+                             std::string *why);
+
+}  // namespace
+
 ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
                               void *target_args, std::string *why)
 {
+    // Injected functions run one at a time: a poll from inside one (which
+    // could also change the code cache under it) finds nothing.
+    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
     auto *buf = static_cast<uint8_t *>(buffer);
     std::atomic_thread_fence(std::memory_order_acquire);
     uint64_t ready;
@@ -77,46 +115,82 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
     if (ready != kFrameReady) return UCX_IFUNC_INPROGRESS;
     FrameHdr h;
     memcpy(&h, buf, sizeof(h));
-    if (h.frame_size < sizeof(FrameHdr) + 8 || h.frame_size > buffer_size)
-        return UCX_IFUNC_INPROGRESS;  // header not fully there yet
-    if (frame_checksum(buf, h.frame_size) != h.checksum) return UCX_IFUNC_INPROGRESS;
+    if (h.frame_size > buffer_size) {
+        if (!header_complete(h)) return UCX_IFUNC_INPROGRESS;
+        // An error once, not "still arriving" forever: the slot is consumed.
+        consume_slot(buf, 0);
+        *why = "frame of " + std::to_string(h.frame_size) + " bytes does not fit the " +
+               std::to_string(buffer_size) + "-byte buffer";
+        ctx->stats.rejected++;
+        XRDMA_WARN("put-and-poll frame dropped: %s", why->c_str());
+        return UCX_IFUNC_ERR_TRUNCATED;
+    }
+    if (h.frame_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_INPROGRESS;
+    uint64_t tail;
+    memcpy(&tail, buf + h.frame_size - 8, 8);
+    if (tail != h.nonce) return UCX_IFUNC_INPROGRESS;  // cheap test before copying
+    // The checksum is verified over a private copy, and everything after
+    // reads that copy: the origin may be writing the buffer meanwhile (a
+    // put's bytes land in any order), so a test on the live buffer followed
+    // by a second read could take a header or payload that changed between.
+    // A nested poll (from inside an entry) takes an empty vector of its own.
+    std::vector<uint8_t> copy = std::move(ctx->poll_copy);
+    copy.assign(buf, buf + h.frame_size);
+    memcpy(&h, copy.data(), sizeof(h));
+    if (h.frame_size != copy.size() || frame_checksum(copy.data(), copy.size()) != h.checksum) {
+        ctx->poll_copy = std::move(copy);
+        return UCX_IFUNC_INPROGRESS;
+    }
+    // Consumed before the function runs, as the published API does: an
+    // answer its reply provokes may land in this slot while it runs.
+    consume_slot(buf, copy.size() - 8);
+    ucx_ifunc_status_t st = frame_run(ctx, copy.data(), copy.size(), target_args, why);
+    if (ctx->poll_copy.capacity() < copy.capacity()) ctx->poll_copy = std::move(copy);
+    if (st != UCX_IFUNC_OK) {
+        ctx->stats.rejected++;
+        XRDMA_WARN("put-and-poll frame dropped: %s", why->c_str());
+    }
+    return st;
+}
 
-    // Complete frame: consume it whatever happens next.
-    auto consume = [&](ucx_ifunc_status_t st) {
-        memset(buf, 0, sizeof(FrameHdr));
-        memset(buf + h.frame_size - 8, 0, 8);
-        std::atomic_thread_fence(std::memory_order_release);
-        if (st != UCX_IFUNC_OK) {
-            ctx->stats.rejected++;
-            XRDMA_WARN("put-and-poll frame dropped: %s", why->c_str());
-        }
-        return st;
-    };
-    ucx_ifunc_status_t st = frame_check_hdr(h, buf, buffer_size, why);
-    if (st != UCX_IFUNC_OK) return consume(st);
+namespace {
+
+// Run a verified private copy of a frame.
+ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, void *target_args,
+                             std::string *why)
+{
+    FrameHdr h;
+    memcpy(&h, buf, sizeof(h));
+    ucx_ifunc_status_t st = frame_check_hdr(h, buf, size, why);
+    if (st != UCX_IFUNC_OK) return st;
 
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
     std::string entry(reinterpret_cast<const char *>(buf + sizeof(h)), h.entry_len);
-    std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
+    // No reference is taken on the per-frame path: nothing changes the cache
+    // while the frame's function runs (no nested poll, see frame_poll()),
+    // and the native path takes one for the context it hands on.
+    CachedImage *img = ctx->cache.find_current(hash);
+    std::shared_ptr<CachedImage> inserted;
     if (!img) {
         if (!(h.flags & kFrameHasCode)) {
             *why = "frame without code for image " + hash_hex(hash, 8) + ", which is not cached here";
-            return consume(UCX_IFUNC_ERR_NEED_CODE);
+            return UCX_IFUNC_ERR_NEED_CODE;
         }
-        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &img, why);
-        if (st != UCX_IFUNC_OK) return consume(st);
+        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &inserted, why);
+        if (st != UCX_IFUNC_OK) return st;
+        img = inserted.get();
         ctx->stats.images_loaded++;
     }
     void *fn = img->entry(entry);
     if (!fn) {
         *why = "image " + hash_hex(hash, 8) + " has no entry '" + entry + "'";
-        return consume(UCX_IFUNC_ERR_NO_ENTRY);
+        return UCX_IFUNC_ERR_NO_ENTRY;
     }
     uint8_t *args = buf + h.args_off;
-    if (ctx->quarantined.count(hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
         *why = "image " + hash_hex(hash, 8) + " is quarantined here after a fault";
-        return consume(UCX_IFUNC_ERR_FAULT);
+        return UCX_IFUNC_ERR_FAULT;
     }
     if (h.flags & kFrameCompat) {
         auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(fn);
@@ -128,27 +202,29 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         if (fault.signal || fault.timeout) {
             ctx->quarantined.insert(hash);
             *why = "'" + entry + "': " + describe(fault);
-            return consume(fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT);
+            return fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
         }
     } else {
         xrdma_ctx x{};
         x.context = ctx;
-        x.image = img;
+        x.image = inserted ? inserted : ctx->cache.find(hash);
         x.entry = entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);
         int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);
         if (x.fail_status != UCX_IFUNC_OK) {
             *why = x.fail_message;
-            return consume(x.fail_status);
+            return x.fail_status;
         }
         if (rc != 0) {
             *why = "ifunc '" + entry + "' returned " + std::to_string(rc);
-            return consume(UCX_IFUNC_ERR_RETURN);
+            return UCX_IFUNC_ERR_RETURN;
         }
     }
-    return consume(UCX_IFUNC_OK);
+    return UCX_IFUNC_OK;
 }
+
+}  // namespace
 
 }  // namespace xrdma
 
@@ -189,6 +265,15 @@ ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame, ui
 {
     if (!ep || !frame || !frame->frame || !rkey) return UCX_IFUNC_ERR_INVALID_PARAM;
     frame_seal(frame);
+    return frame_put(ep, frame, remote_addr, rkey);
+}
+
+}  // extern "C"
+
+namespace xrdma {
+
+ucx_ifunc_status_t frame_put(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr, ucp_rkey_h rkey)
+{
     ucp_request_param_t p;
     p.op_attr_mask = 0;
     ucs_status_ptr_t r = ucp_put_nbx(ep, frame->frame, frame->frame_size, remote_addr, rkey, &p);
@@ -198,12 +283,15 @@ ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame, ui
     return UCX_IFUNC_INPROGRESS;
 }
 
+}  // namespace xrdma
+
+extern "C" {
+
 ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer, size_t buffer_size,
                                   void *target_args)
 {
     if (!ctx || !buffer) return UCX_IFUNC_ERR_INVALID_PARAM;
     if (buffer_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_ERR_INVALID_PARAM;
-    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
     std::string why;
     return frame_poll(ctx, buffer, buffer_size, target_args, &why);
 }

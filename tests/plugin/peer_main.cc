@@ -4,16 +4,22 @@
 //   'C' rank + address: connect to that rank (peer table)
 //   'F' flush the code cache        'S' stats      'G' state (counter)
 //   'J' JIT counters (compiles, objects from the disk cache, shared loads)
-//   'P' mode: poll the buffer: 0 off, 1 ucx_ifunc_poll, 2 ucp_poll_ifunc
+//   'P' mode: poll the buffer: 0 off, 1 ucx_ifunc_poll, 2 ucp_poll_ifunc,
+//       3 ucp_poll_ifunc over a ring of slots (u64 slot size follows),
+//       4 ucp_poll_ifunc with the reply set up by 'R' as target_args
+//   'R' origin buffer (u64), rkey length (u64), rkey, library dir: register
+//       the published-API ifunc "pong" from that dir and prepare a message
+//   'E' ucp_poll_ifunc errors: count (u64), last status (u64)
 //   'Q' quit
 #include "loader_jit.h"
+#include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
 #include "peer_state.h"
 #include "ucx_env.h"
 #include "ucx_ifunc.h"
-#include "ucx_ifunc/ucp_compat.h"
 
 #include <poll.h>
 #include <sched.h>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,13 +54,29 @@ int main(int argc, char **argv)
     if (!ctrl_send(fd, hello)) return 4;
 
     std::vector<ucp_ep_h> eps;
+    std::map<int, ucp_ep_h> rank_ep;
     int poll_mode = 0;
+    size_t slot = env.buffer_size, ring_i = 0;
+    uint64_t poll_errors = 0;
+    int64_t last_error = 0;
+    compat_reply reply{&state.counter, nullptr, 0, nullptr, {}, nullptr};
+    ucp_ifunc_h pong = nullptr;
+    // The published API's target loop: one slot, a ring of them, or one
+    // slot whose ifunc replies.
+    auto compat_poll = [&]() -> bool {
+        void *args = poll_mode == 4 ? static_cast<void *>(&reply) : &state.counter;
+        uint8_t *at = static_cast<uint8_t *>(env.buffer) + ring_i * slot;
+        ucs_status_t st = ucp_poll_ifunc(env.context, at, slot, args, env.worker);
+        if (st == UCS_ERR_NO_MESSAGE) return false;
+        if (st != UCS_OK) ++poll_errors, last_error = st;
+        if (poll_mode == 3) ring_i = (ring_i + 1) % (env.buffer_size / slot);
+        return true;
+    };
     unsigned idle = 0;
     for (;;) {
         unsigned n = ucx_ifunc_progress(ctx);
         if (poll_mode == 1 && ucx_ifunc_poll(ctx, env.buffer, env.buffer_size, &state) != UCX_IFUNC_INPROGRESS) ++n;
-        if (poll_mode == 2 && ucp_poll_ifunc(env.context, env.buffer, env.buffer_size, &state.counter,
-                                             env.worker) != UCS_ERR_NO_MESSAGE) ++n;
+        if (poll_mode >= 2 && compat_poll()) ++n;
         if (n) {
             idle = 0;
             continue;
@@ -74,6 +96,7 @@ int main(int argc, char **argv)
             };
             ucp_ep_h ep = env.connect(std::vector<uint8_t>(m.begin() + 9, m.end()), failed, ctx);
             eps.push_back(ep);
+            rank_ep[r] = ep;
             ucx_ifunc_peer_add(ctx, r, ep);
             break;
         }
@@ -92,8 +115,42 @@ int main(int argc, char **argv)
             put_u64(ok, j.shared);
             break;
         }
-        case 'P': poll_mode = m[1]; break;
+        case 'P':
+            poll_mode = m[1];
+            slot = m.size() >= 10 ? size_t(get_u64(&m[2])) : env.buffer_size;
+            ring_i = 0;
+            break;
+        case 'R': {
+            reply.ep = rank_ep.at(0);
+            reply.remote_addr = get_u64(&m[1]);
+            const size_t rlen = size_t(get_u64(&m[9]));
+            std::vector<uint8_t> rkey(m.begin() + 17, m.begin() + 17 + long(rlen));
+            std::string dir(m.begin() + 17 + long(rlen), m.end());
+            uint64_t zero = 0;
+            setenv("UCX_IFUNC_LIB_DIR", dir.c_str(), 1);
+            ucp_ifunc_reg_param_t p{};
+            p.name = const_cast<char *>("pong");
+            if (ucp_ep_rkey_unpack(reply.ep, rkey.data(), &reply.rkey) != UCS_OK ||
+                ucp_register_ifunc(env.context, p, &pong) != UCS_OK ||
+                ucp_ifunc_msg_create(pong, &zero, sizeof(zero), &reply.msg) != UCS_OK)
+                ok[0] = '!';
+            unsetenv("UCX_IFUNC_LIB_DIR");
+            // Over shared memory a ping lands while ping_main runs, without
+            // this process's progress: ping_main may wait for it.
+            if (const char *tls = getenv("UCX_TLS"); tls && strcmp(tls, "shm") == 0)
+                reply.slot = static_cast<const volatile uint64_t *>(env.buffer);
+            break;
+        }
+        case 'E':
+            put_u64(ok, poll_errors);
+            put_u64(ok, uint64_t(last_error));
+            break;
         case 'Q':
+            if (pong) {
+                ucp_ifunc_msg_free(reply.msg);
+                ucp_deregister_ifunc(env.context, pong);
+                ucp_rkey_destroy(reply.rkey);
+            }
             for (ucp_ep_h ep : eps) env.close(ep);
             ucx_ifunc_context_destroy(ctx);
             ctrl_send(fd, ok);

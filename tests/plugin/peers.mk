@@ -8,8 +8,8 @@ EXTRA_DIST += tests/plugin/ifuncs/basic.c tests/plugin/ifuncs/unresolved.c \
 	tests/plugin/peer_state.h tests/plugin/compat/counter.c
 tests/plugin/ifuncs/basic.xfn: tests/plugin/peer_state.h
 
-# An ifunc library in the published API's form, built like its users would
-# (without the C start files: targets refuse code that runs at load).
+# An ifunc library in the published API's form, built without the C start
+# files (still accepted; the libraries below have them).
 check_DATA += tests/plugin/compat/counter.so
 CLEANFILES += tests/plugin/compat/counter.so
 tests/plugin/compat/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
@@ -27,3 +27,39 @@ tests_plugin_test_peers_SOURCES = tests/plugin/test_peers.cc
 tests_plugin_test_peers_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_peers_LDFLAGS = -no-install
 TESTS += tests/plugin/test_peers
+
+# The published ifunc API as its users build and run it (issue 10): ifunc
+# libraries built like that API's makefiles build them, with gcc (and a
+# search path) and with clang, start files included; variants with a
+# constructor of the author's own and with a payload shrunk by
+# <name>_payload_init; bitcode named with LLVM's -unknown- triples and a
+# .deps list naming a linker script and a loaded library.
+COMPAT_USER_LIBS = tests/plugin/compat/gcc/counter.so tests/plugin/compat/gcc/bigsum.so \
+	tests/plugin/compat/gcc/ping.so tests/plugin/compat/gcc/pong.so \
+	tests/plugin/compat/clang/counter.so tests/plugin/compat/ctor/counter.so \
+	tests/plugin/compat/shrink/counter.so \
+	tests/plugin/compat/bcu/counter.x86_64-unknown-linux-gnu.bc \
+	tests/plugin/compat/bcu/counter.aarch64-unknown-linux-gnu.bc tests/plugin/compat/bcu/counter.deps
+check_DATA += $(COMPAT_USER_LIBS)
+CLEANFILES += $(COMPAT_USER_LIBS)
+EXTRA_DIST += tests/plugin/compat/bigsum.c tests/plugin/compat/ping.c tests/plugin/compat/pong.c \
+	tests/plugin/compat/copy_payload.h
+COMPAT_USER_CFLAGS = -shared -fPIC -O2 -I$(top_srcdir)/ucx_plugin/include $(UCX_CFLAGS)
+tests/plugin/compat/gcc/%.so: tests/plugin/compat/%.c tests/plugin/peer_state.h tests/plugin/compat/copy_payload.h $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -Wl,-rpath,/nonexistent/xrdma-rpath -o $@ $<
+tests/plugin/compat/clang/%.so: tests/plugin/compat/%.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(CLANG) $(COMPAT_USER_CFLAGS) -o $@ $<
+tests/plugin/compat/ctor/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DCOUNTER_CTOR -o $@ $<
+tests/plugin/compat/shrink/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DCOUNTER_SLACK=1000 -o $@ $<
+tests/plugin/compat/bcu/counter.%.bc: tests/plugin/compat/counter.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bcu/counter.deps: $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && printf '# a linker script, then a library every process has\nlibc.so\nlibc.so.6\n' > $@
+
+check_PROGRAMS += tests/plugin/test_compat
+tests_plugin_test_compat_SOURCES = tests/plugin/test_compat.cc
+tests_plugin_test_compat_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
+tests_plugin_test_compat_LDFLAGS = -no-install
+TESTS += tests/plugin/test_compat

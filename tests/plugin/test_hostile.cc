@@ -298,9 +298,9 @@ TEST_F(Hostile, CodeThatRunsAtLoadIsRefused)
     struct Case {
         const char *image, *entry, *words;
     } cases[] = {
-        {"hostile_ctor", "ctor_victim", "DT_INIT_ARRAY (1 entry)"},
-        {"hostile_init", "init_victim", "DT_INIT"},
-        {"hostile_dtor", "dtor_victim", "DT_FINI_ARRAY (1 entry)"},
+        {"hostile_ctor", "ctor_victim", "constructor 'at_load'"},
+        {"hostile_init", "init_victim", "DT_INIT function 'at_init'"},
+        {"hostile_dtor", "dtor_victim", "destructor 'at_unload'"},
         {"hostile_ifunc", "ifunc_victim", "IRELATIVE"},
     };
     for (const Case &k : cases) {

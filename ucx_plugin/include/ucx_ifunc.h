@@ -33,7 +33,7 @@ typedef enum {
     UCX_IFUNC_ERR_INVALID_PARAM  = -1, /**< Bad argument from the caller. */
     UCX_IFUNC_ERR_NO_MEMORY      = -2, /**< Out of memory. */
     UCX_IFUNC_ERR_IO             = -3, /**< File could not be read. */
-    UCX_IFUNC_ERR_TRUNCATED      = -10, /**< Image shorter than it says. */
+    UCX_IFUNC_ERR_TRUNCATED      = -10, /**< Image shorter than it says; frame larger than the poll buffer. */
     UCX_IFUNC_ERR_BAD_MAGIC      = -11, /**< Not an XRDMA image. */
     UCX_IFUNC_ERR_BAD_VERSION    = -12, /**< Unsupported format version. */
     UCX_IFUNC_ERR_BAD_LENGTH     = -13, /**< A length/offset/count lies outside the image. */

@@ -1,12 +1,24 @@
-/* An ifunc library in the published ifunc API's form: counter.so. */
+/* An ifunc library in the published ifunc API's form: counter.so.
+ * -DCOUNTER_SLACK=n: the payload bound is n bytes larger than what
+ * counter_payload_init writes (a payload it shrinks).
+ * -DCOUNTER_CTOR: with a constructor of the author's own (targets refuse it). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#ifndef COUNTER_SLACK
+#define COUNTER_SLACK 0
+#endif
+
+#ifdef COUNTER_CTOR
+uint64_t counter_loaded;
+__attribute__((constructor)) static void counter_setup(void) { counter_loaded = 1; }
+#endif
+
 size_t counter_payload_bound(void *source_args, size_t source_args_size)
 {
     (void)source_args;
-    return source_args_size;
+    return source_args_size + COUNTER_SLACK;
 }
 
 int counter_payload_init(void *source_args, size_t source_args_size, void *payload,

@@ -9,12 +9,14 @@
  *   size_t <name>_payload_bound(void *source_args, size_t source_args_size);
  *   int    <name>_payload_init(void *source_args, size_t source_args_size,
  *                              void *payload, size_t *payload_size);
- * The whole library travels in each message (no GOT patching), and the
- * target loads it from memory: it never needs the library file. The target
- * caches loaded code by content hash. Build the library without the C start
- * files (`cc -shared -fPIC -nostartfiles`) and without constructors or
- * destructors: a target refuses code that would run when it is loaded or
- * unloaded (DT_INIT, .init_array, DT_FINI, .fini_array, IFUNC resolvers).
+ * The whole library travels in the first message to each endpoint (no GOT
+ * patching); later messages carry its hash. The target loads it from memory:
+ * it never needs the library file, and caches loaded code by content hash.
+ * Build the library as usual (`cc -shared -fPIC`, -Wl,-rpath allowed): the
+ * toolchain's start files and a search path are recognised and left out of
+ * the loaded copy. Code of your own that would run when the library is
+ * loaded or unloaded (constructors, destructors, -Wl,-init, IFUNC resolvers)
+ * is refused by name. See ucx_ifunc(3), "The published ifunc API".
  */
 #ifndef UCX_IFUNC_UCP_COMPAT_H
 #define UCX_IFUNC_UCP_COMPAT_H
@@ -59,7 +61,8 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
 ucs_status_t ucp_deregister_ifunc(ucp_context_h context, ucp_ifunc_h ifunc_h);
 /**
  * Build a message: calls `<name>_payload_bound` and `<name>_payload_init`
- * with @p source_args to fill the payload.
+ * with @p source_args to fill the payload; the message carries the size
+ * `<name>_payload_init` reports (at most the bound).
  */
 ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h ifunc_h, void *source_args, size_t source_args_size,
                                   ucp_ifunc_msg_t *msg_p);
@@ -69,17 +72,21 @@ ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg);
 ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payload,
                                            size_t *payload_size);
 /**
- * Put the message into the target's buffer at @p remote_addr. UCS_OK: done;
- * UCS_INPROGRESS: flush the endpoint before reusing the buffer or message.
+ * Put the message into the target's buffer at @p remote_addr: with the code
+ * on the ifunc's first send to @p ep, with its hash after that. The message
+ * is not modified (resending it unchanged without a flush is fine). UCS_OK:
+ * done; UCS_INPROGRESS: flush the endpoint before changing the payload or
+ * reusing the target buffer.
  */
 ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr,
                                  ucp_rkey_h rkey);
 /**
- * Target side: if @p buffer holds a complete message, run its `<name>_main`
- * with @p target_args and return UCS_OK; otherwise progress @p worker and
- * return UCS_ERR_NO_MESSAGE. A malformed or unloadable message is consumed
- * and reported (UCS_ERR_INVALID_PARAM / UCS_ERR_UNSUPPORTED); the next one
- * still runs.
+ * Target side: if @p buffer holds a complete message, clear the buffer, run
+ * its `<name>_main` with @p target_args and return UCS_OK; otherwise progress
+ * @p worker and return UCS_ERR_NO_MESSAGE. A malformed, refused or
+ * unloadable message, or one larger than @p buffer_size, is consumed and
+ * reported once (UCS_ERR_INVALID_PARAM, UCS_ERR_UNSUPPORTED,
+ * UCS_ERR_MESSAGE_TRUNCATED) and logged; the next one still runs.
  */
 ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size,
                             void *target_args, ucp_worker_h worker);

@@ -14,7 +14,7 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
 	ucx_plugin/policy.cc ucx_plugin/policy.h
-libucx_ifunc_la_LIBADD = $(UCX_LIBS) -ldl -lrt
+libucx_ifunc_la_LIBADD = $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h

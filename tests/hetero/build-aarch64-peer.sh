@@ -21,13 +21,14 @@ libdirs="$sysroot/usr/lib/aarch64-linux-gnu $sysroot/lib/aarch64-linux-gnu"
 cat >"$out/Makefile" <<MK
 CXX = $cxx
 CPPFLAGS = -I$build -I$src/ucx_plugin/include -I$src/ucx_plugin -I$src/tests/plugin \\
-  -isystem $sysroot/usr/include -isystem $sysroot/usr/lib/llvm-14/include \\
+  -isystem $sysroot/usr/include -isystem $sysroot/usr/include/aarch64-linux-gnu \\
+  -isystem $sysroot/usr/lib/llvm-14/include \\
   -DXRDMA_INCLUDEDIR='"/usr/include"'
 CXXFLAGS = -std=c++17 -O1 -g0 -MMD -MP
 OBJS = $(for s in $sources; do printf '%s ' "obj/$(basename "$s" .cc).o"; done)
 xrdma_test_peer: \$(OBJS)
 	\$(CXX) -o \$@ \$(OBJS) $(for d in $libdirs; do printf -- '-L%s -Wl,-rpath-link,%s ' "$d" "$d"; done) \\
-	  -lucp -lucs -lLLVM-14 -ldl -lpthread -lrt
+	  -lucp -lucs -lLLVM-14 -lcrypto -ldl -lpthread -lrt
 obj/loader_jit.o: CXXFLAGS += -fno-rtti
 $(for s in $sources; do printf 'obj/%s.o: %s\n\t$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<\n' "$(basename "$s" .cc)" "$src/$s"; done)
 -include obj/*.d

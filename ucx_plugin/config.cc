@@ -27,6 +27,9 @@ static const Knob knobs[] = {
      "Directory where a target keeps the code it compiled from bitcode, so that a restarted target "
      "skips compiling; empty: no on-disk cache."},
     {"XRDMA_JIT_OPT_LEVEL", "2", "Optimisation level (0-3) of the code a target compiles from bitcode."},
+    {"XRDMA_JIT_MODULE", "",
+     "Path of the bitcode compiler module (libxrdma_jit.so, which links LLVM), loaded when bitcode is first "
+     "needed; empty: beside libucx_ifunc (<libdir>/xrdma/), else " XRDMA_PKGLIBDIR "."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
     {"XRDMA_PEER_FAILURE", "auto",

@@ -8,6 +8,9 @@
 // Binding the runtime API explicitly keeps it working when this library was
 // loaded RTLD_LOCAL, where the process search would not see it.
 //
+// Built as a module of its own (libxrdma_jit.so: the only code that links
+// LLVM), loaded on first need by jit_module.cc.
+//
 // Compiles run on the calling thread (the target's progress): a compile stalls
 // other traffic for exactly its own duration, and never waits for anything
 // but the compile. A thread that asks for an image another thread is
@@ -24,6 +27,7 @@
 #include "log.h"
 #include "policy.h"
 #include "sha256.h"
+#include "xrdma_config.h"
 #include "xrdma_ifunc.h"
 
 #include <llvm/ADT/Triple.h>
@@ -588,6 +592,10 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
 
 }  // namespace
 
+// The module's functions, behind struct JitModule (loader_jit.h); distinct
+// names from jit_module.cc's, which forward to them.
+namespace jit {
+
 ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
                                 std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted)
 {
@@ -699,4 +707,17 @@ std::string jit_cache_key(const Hash &hash)
     return jit ? key_of(*jit, hash) : std::string();
 }
 
+}  // namespace jit
+
 }  // namespace xrdma
+
+// The one symbol the module exports (built with -fvisibility=hidden).
+extern "C" __attribute__((visibility("default"))) const xrdma::JitModule *xrdma_jit_module_v1(void)
+{
+    static const xrdma::JitModule table = {
+        sizeof(xrdma::JitModule), xrdma::kJitModuleVersion, PACKAGE_VERSION,
+        xrdma::jit::load_bitcode, xrdma::jit::jit_counters, xrdma::jit::bitcode_entries,
+        xrdma::jit::jit_target_description, xrdma::jit::jit_cache_key,
+    };
+    return &table;
+}

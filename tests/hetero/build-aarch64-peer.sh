@@ -1,6 +1,7 @@
 #!/bin/bash
 # Cross-compile the plugin's test peer (tests/plugin/peer_main.cc with the
-# whole libucx_ifunc, JIT included) for aarch64 against the arm64 UCX and
+# whole libucx_ifunc, JIT module linked in: jit_module.cc finds it in the
+# program) for aarch64 against the arm64 UCX and
 # LLVM of SYSROOT (made by setup-aarch64-sysroot.sh).
 #
 #   build-aarch64-peer.sh SYSROOT OUTDIR
@@ -23,7 +24,7 @@ CXX = $cxx
 CPPFLAGS = -I$build -I$src/ucx_plugin/include -I$src/ucx_plugin -I$src/tests/plugin \\
   -isystem $sysroot/usr/include -isystem $sysroot/usr/include/aarch64-linux-gnu \\
   -isystem $sysroot/usr/lib/llvm-14/include \\
-  -DXRDMA_INCLUDEDIR='"/usr/include"'
+  -DXRDMA_INCLUDEDIR='"/usr/include"' -DXRDMA_PKGLIBDIR='"/usr/lib/xrdma"'
 CXXFLAGS = -std=c++17 -O1 -g0 -MMD -MP
 OBJS = $(for s in $sources; do printf '%s ' "obj/$(basename "$s" .cc).o"; done)
 xrdma_test_peer: \$(OBJS)

@@ -195,6 +195,46 @@ TEST_P(Jit, BitcodeOnlyImageRunsEverywhere)
     EXPECT_EQ(1u, peer_jit(2).compiles);
 }
 
+// LLVM is mapped only by a process that received bitcode (issue 15): the
+// JIT module is loaded on first need.
+TEST_P(Jit, LlvmIsMappedOnlyOnceBitcodeArrives)
+{
+    start(1);
+    using Maps = std::pair<uint64_t, uint64_t>;
+    auto mapped = [&] {
+        auto ans = c->ctrl(1, {'M'});
+        EXPECT_EQ(ans.size(), 17u);
+        return ans.size() == 17 ? Maps(get_u64(&ans[1]), get_u64(&ans[9])) : Maps(~0ull, ~0ull);
+    };
+    const Maps none(0, 0);
+    EXPECT_EQ(none, mapped()) << "(libLLVM, libxrdma_jit) mappings of a fresh target";
+    ucx_ifunc_h native = reg_mem(basic_with({*find_part(basic, PartKind::native_elf, xrdma::host_triple())}), "add_u64");
+    expect_add(native, 1, 1, 2);
+    EXPECT_EQ(none, mapped()) << "a native X-op maps no LLVM";
+    expect_add(reg_mem(bitcode_only(), "add_u64"), 1, 3, 4);
+    auto after = mapped();
+    EXPECT_GT(after.first, 0u) << "bitcode loads libLLVM";
+    EXPECT_GT(after.second, 0u) << "through the JIT module";
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+// Without its JIT module a target refuses bitcode with a readable link
+// error, and keeps serving native code.
+TEST_P(Jit, MissingJitModuleIsALinkError)
+{
+    setenv("XRDMA_JIT_MODULE", "/nonexistent/libxrdma_jit.so", 1);
+    start(1);
+    unsetenv("XRDMA_JIT_MODULE");
+    uint64_t args[2] = {1, 2};
+    Result r = c->invoke(reg_mem(bitcode_only(), "add_u64"), 1, args, sizeof(args));
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("cannot compile bitcode")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("/nonexistent/libxrdma_jit.so")) << r.message;
+    ucx_ifunc_h native = reg_mem(basic_with({*find_part(basic, PartKind::native_elf, xrdma::host_triple())}), "add_u64");
+    expect_add(native, 1, 5, 6);
+    EXPECT_TRUE(c->peer_alive(1));
+}
+
 TEST_P(Jit, NativePartForForeignTripleForcesJit)
 {
     start(1);

@@ -14,8 +14,9 @@ static const Knob knobs[] = {
      "Largest image (bytes) a target accepts or an origin registers."},
     {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
     {"XRDMA_CONTAIN_FAULTS", "1",
-     "1: a SIGSEGV/SIGBUS/SIGFPE/SIGILL in injected code fails that operation (MPIX_ERR_IFUNC_FAULT) and "
-     "quarantines the image instead of killing the target; 0: usual signal behaviour."},
+     "1: a SIGSEGV/SIGBUS/SIGFPE/SIGILL in injected code, or in a lock-free libc function it called "
+     "(XRDMA_SYMBOLS=runtime), fails that operation (MPIX_ERR_IFUNC_FAULT) and quarantines the image "
+     "instead of killing the target; 0: usual signal behaviour."},
     {"XRDMA_IFUNC_TIMEOUT", "0",
      "Seconds an injected function may run before it is stopped (its operation fails with a timeout "
      "error); 0: no limit."},

@@ -31,6 +31,14 @@ static const Knob knobs[] = {
     {"XRDMA_JIT_MODULE", "",
      "Path of the bitcode compiler module (libxrdma_jit.so, which links LLVM), loaded when bitcode is first "
      "needed; empty: beside libucx_ifunc (<libdir>/xrdma/), else " XRDMA_PKGLIBDIR "."},
+    {"XRDMA_JIT_HELPER", "",
+     "Path of the compile helper program (xrdma-jit-helper) that compiles bitcode out of process, or "
+     "none to compile inside the target; empty: beside the JIT module, else " XRDMA_PKGLIBDIR "."},
+    {"XRDMA_JIT_TIMEOUT", "60",
+     "Seconds one bitcode compile may take; a longer one is stopped and fails that image "
+     "(MPIX_ERR_IFUNC_IMAGE); 0: no limit."},
+    {"XRDMA_JIT_MEMORY_LIMIT", "4096",
+     "Address space (MiB) of the compile helper; a compile that needs more fails that image; 0: no limit."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
     {"XRDMA_PEER_FAILURE", "auto",

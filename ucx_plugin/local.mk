@@ -31,8 +31,17 @@ pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc
 # looks first when run from the build tree.
 libucx_ifunc_la_SOURCES += ucx_plugin/jit_module.cc
 pkglib_LTLIBRARIES = libxrdma_jit.la
-libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h
+libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h \
+	ucx_plugin/jit_helper.cc ucx_plugin/jit_helper.h
 libxrdma_jit_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
 libxrdma_jit_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-rtti -fvisibility=hidden
 libxrdma_jit_la_LDFLAGS = -module -avoid-version -shared
 libxrdma_jit_la_LIBADD = libucx_ifunc.la $(LLVM_LDFLAGS) $(LLVM_LIBS)
+
+# The compile helper program (jit_helper.h): bitcode is compiled in a
+# process of its own, which loads the JIT module. Installed beside it; in the
+# build tree at the top, one folder above .libs/libxrdma_jit.so.
+xrdmahelperdir = $(pkglibdir)
+xrdmahelper_PROGRAMS = xrdma-jit-helper
+xrdma_jit_helper_SOURCES = ucx_plugin/jit_helper_main.cc
+xrdma_jit_helper_LDADD = -ldl

@@ -16,7 +16,8 @@ build=${XRDMA_TEST_BUILDDIR:?}
 cxx=${XRDMA_AARCH64_CXX:-aarch64-linux-gnu-g++}
 mkdir -p "$out/obj"
 # The library's sources, as ucx_plugin/local.mk lists them (loader_jit.cc too).
-plugin=$(grep -o 'ucx_plugin/[A-Za-z0-9_]*\.cc' "$src/ucx_plugin/local.mk" | sort -u)
+# (Not the compile helper's main: the peer compiles in process, XRDMA_JIT_HELPER=none.)
+plugin=$(grep -o 'ucx_plugin/[A-Za-z0-9_]*\.cc' "$src/ucx_plugin/local.mk" | grep -v jit_helper_main | sort -u)
 sources="$plugin tests/plugin/peer_main.cc tests/plugin/ucx_env.cc"
 libdirs="$sysroot/usr/lib/aarch64-linux-gnu $sysroot/lib/aarch64-linux-gnu"
 cat >"$out/Makefile" <<MK

@@ -15,7 +15,7 @@ prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
 root=$stage$prefix
 for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/mpix_xrdma.h \
          include/mpiext_xrdma_c.h bin/xrdma-cc bin/xrdma_info lib/libucx_ifunc.so lib/libmpix_xrdma.so \
-         lib/xrdma/libxrdma_jit.so lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
+         lib/xrdma/libxrdma_jit.so lib/xrdma/xrdma-jit-helper lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
     check "[ -e '$root/$f' ]" "installed $f"
 done
 # LLVM is the JIT module's alone, loaded when bitcode first arrives.

@@ -11,13 +11,19 @@
 // Built as a module of its own (libxrdma_jit.so: the only code that links
 // LLVM), loaded on first need by jit_module.cc.
 //
-// Compiles run on the calling thread (the target's progress): a compile stalls
-// other traffic for exactly its own duration, and never waits for anything
-// but the compile. A thread that asks for an image another thread is
-// compiling waits for that result instead of compiling it again.
+// Compiles run in the compile helper process (jit_helper.h: compile_object()
+// is its side) and the target links the object file it returns, as it links
+// one from XRDMA_JIT_CACHE_DIR; XRDMA_JIT_HELPER=none compiles in process
+// (add_bitcode()). Either way the calling thread (the target's progress)
+// waits: a compile stalls other traffic for exactly its own duration, and
+// never waits for anything but the compile. A thread that asks for an image
+// another thread is compiling waits for that result instead of compiling it
+// again.
 //
 // Everything from the image is untrusted: the bitcode is parsed, its triple
-// checked against this process and the IR verified before LLVM generates code.
+// checked against this process and the IR verified before LLVM generates code
+// (parse_checked(), on both paths). Only the imports, for XRDMA_SYMBOLS, are
+// read in the target: lazily, declarations only.
 // libtool compiles shared objects with -DPIC, a name LLVM's headers use.
 #undef PIC
 

@@ -440,12 +440,15 @@ static void test_contained_faults(void)
     MPI_Win_lock_all(0, win);
     /* A bad pointer handed to memcpy: the fault is inside libc (an image of
      * its own: the target quarantines it). */
+    int err;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) /* (their memcpy checks first) */
     uint64_t bad[2] = {0x1000, 64};
     MPIX_Xinvoke(f_libc_fault, bad, sizeof(bad), t, win);
-    int err = MPI_Win_flush(t, win);
+    err = MPI_Win_flush(t, win);
     CHECK(mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "SIGSEGV at address 0x10") &&
               mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "in memcpy") && mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "copy_from"),
           "fault inside libc contained, naming the function");
+#endif
     MPIX_Xinvoke(f_segv, NULL, 0, t, win);
     err = MPI_Win_flush(t, win);
     CHECK(mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "SIGSEGV"), "segv contained");

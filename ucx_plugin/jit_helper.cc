@@ -20,11 +20,9 @@
 #include <fcntl.h>
 #include <mutex>
 #include <poll.h>
+#include <spawn.h>
 #include <string>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -213,29 +211,25 @@ private:
             close(sv[1]);
             return UCX_IFUNC_ERR_LINK;
         }
-        const char *argv[] = {path.c_str(), lib.c_str(), module.c_str(), nullptr};
-        pid_t pid = fork();
-        if (pid == 0) {
-            // Only async-signal-safe calls from here to exec.
-            dup2(sv[1], 0);
-            dup2(ep[1], 2);
-            syscall(SYS_close_range, 3u, ~0u, 0u);  // none of the target's sockets
-            prctl(PR_SET_PDEATHSIG, SIGKILL);       // dies with the target
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-            // (Sanitizer runtimes reserve terabytes of address space.)
-            if (mib > 0) {
-                struct rlimit rl;
-                rl.rlim_cur = rl.rlim_max = rlim_t(mib) << 20;
-                setrlimit(RLIMIT_AS, &rl);
-            }
-#endif
-            execv(argv[0], const_cast<char *const *>(argv));
-            _exit(127);
-        }
+        // posix_spawn (a vfork, no copy of the target's page tables, nothing
+        // of the target runs in the child); the helper limits itself and
+        // arranges to die with the target (jit_helper_main.cc): with the
+        // thread that started it, in fact, so a helper started by a thread
+        // that has ended since is found dead and started again.
+        const std::string limit = std::to_string(mib), parent = std::to_string(getpid());
+        const char *argv[] = {path.c_str(), lib.c_str(), module.c_str(), limit.c_str(), parent.c_str(), nullptr};
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+        posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+        posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // none of the target's sockets
+        pid_t pid = -1;
+        int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, const_cast<char *const *>(argv), environ);
+        posix_spawn_file_actions_destroy(&fa);
         close(sv[1]);
         close(ep[1]);
-        if (pid < 0) {
-            *why = std::string("cannot start the compile helper: fork: ") + strerror(errno);
+        if (rc != 0) {
+            *why = "cannot start the compile helper " + path + ": " + strerror(rc);
             close(sv[0]);
             close(ep[0]);
             return UCX_IFUNC_ERR_LINK;

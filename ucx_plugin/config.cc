@@ -14,8 +14,9 @@ static const Knob knobs[] = {
      "Largest image (bytes) a target accepts or an origin registers."},
     {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
     {"XRDMA_CONTAIN_FAULTS", "1",
-     "1: a SIGSEGV/SIGBUS/SIGFPE/SIGILL in injected code fails that operation (MPIX_ERR_IFUNC_FAULT) and "
-     "quarantines the image instead of killing the target; 0: usual signal behaviour."},
+     "1: a SIGSEGV/SIGBUS/SIGFPE/SIGILL in injected code, or in a lock-free libc function it called "
+     "(XRDMA_SYMBOLS=runtime), fails that operation (MPIX_ERR_IFUNC_FAULT) and quarantines the image "
+     "instead of killing the target; 0: usual signal behaviour."},
     {"XRDMA_IFUNC_TIMEOUT", "0",
      "Seconds an injected function may run before it is stopped (its operation fails with a timeout "
      "error); 0: no limit."},
@@ -27,6 +28,17 @@ static const Knob knobs[] = {
      "Directory where a target keeps the code it compiled from bitcode, so that a restarted target "
      "skips compiling; empty: no on-disk cache."},
     {"XRDMA_JIT_OPT_LEVEL", "2", "Optimisation level (0-3) of the code a target compiles from bitcode."},
+    {"XRDMA_JIT_MODULE", "",
+     "Path of the bitcode compiler module (libxrdma_jit.so, which links LLVM), loaded when bitcode is first "
+     "needed; empty: beside libucx_ifunc (<libdir>/xrdma/), else " XRDMA_PKGLIBDIR "."},
+    {"XRDMA_JIT_HELPER", "",
+     "Path of the compile helper program (xrdma-jit-helper) that compiles bitcode out of process, or "
+     "none to compile inside the target; empty: beside the JIT module, else " XRDMA_PKGLIBDIR "."},
+    {"XRDMA_JIT_TIMEOUT", "60",
+     "Seconds one bitcode compile may take; a longer one is stopped and fails that image "
+     "(MPIX_ERR_IFUNC_IMAGE); 0: no limit."},
+    {"XRDMA_JIT_MEMORY_LIMIT", "4096",
+     "Address space (MiB) of the compile helper; a compile that needs more fails that image; 0: no limit."},
     {"XRDMA_PROGRESS_THREAD", "0",
      "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
     {"XRDMA_PEER_FAILURE", "auto",

@@ -5,6 +5,7 @@
 #include "fault.h"
 #include "free_list.h"
 #include "log.h"
+#include "sha256.h"
 #include "xrdma_config.h"
 
 #include <algorithm>
@@ -404,6 +405,7 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
         return UCX_IFUNC_ERR_INVALID_PARAM;
     auto *ctx = new (std::nothrow) ucx_ifunc_context(config_get_ull("XRDMA_CODE_CACHE_SIZE"));
     if (!ctx) return UCX_IFUNC_ERR_NO_MEMORY;
+    Sha256::prepare();  // not on the first image's path
     ctx->params = *params;
     if (ctx->params.size == 0) ctx->params.size = 1;
     ctx->am_invoke = params->am_id ? params->am_id : kAmInvoke;

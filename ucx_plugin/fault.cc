@@ -3,8 +3,11 @@
 #include "config.h"
 #include "loader_native.h"
 #include "log.h"
+#include "policy.h"
 
 #include <csetjmp>
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +27,43 @@ constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 const int kTimerSignal = SIGRTMIN + 3;
 struct sigaction g_previous[64];
 pthread_once_t g_install_once = PTHREAD_ONCE_INIT;  // (std::call_once costs TLS lookups per call)
+
+// Executable segments of libc and libm, read before the first shipped call
+// (the handler only compares addresses), and whether a fault there may be
+// contained (the policy allows only lock-free library functions).
+struct Range {
+    uintptr_t lo, hi;
+};
+Range g_lib_text[16];
+int g_lib_text_count = 0;
+bool g_lib_containable = false;
+
+bool in_lib_text(uintptr_t pc)
+{
+    for (int i = 0; i < g_lib_text_count; ++i)
+        if (pc >= g_lib_text[i].lo && pc < g_lib_text[i].hi) return true;
+    return false;
+}
+
+void find_lib_text()
+{
+    dl_iterate_phdr(
+        [](struct dl_phdr_info *info, size_t, void *) {
+            const char *name = info->dlpi_name ? info->dlpi_name : "";
+            const char *base = strrchr(name, '/');
+            base = base ? base + 1 : name;
+            if (strncmp(base, "libc.so", 7) != 0 && strncmp(base, "libm.so", 7) != 0) return 0;
+            for (int i = 0; i < info->dlpi_phnum && g_lib_text_count < 16; ++i) {
+                const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+                if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+                    g_lib_text[g_lib_text_count++] = {uintptr_t(info->dlpi_addr + ph.p_vaddr),
+                                                      uintptr_t(info->dlpi_addr + ph.p_vaddr + ph.p_memsz)};
+            }
+            return 0;
+        },
+        nullptr);
+}
+
 
 // This thread's alternate signal stack, if we installed one: handed back
 // (the previous one restored) when the thread ends, so that threads which
@@ -53,6 +93,11 @@ struct Guard {
     sigjmp_buf jump;
     const LoadedCode *code = nullptr;
     volatile sig_atomic_t active = 0;
+    volatile sig_atomic_t in_runtime = 0;  // RuntimeCall depth
+    // checked_copy: a fault while copying returns there instead.
+    sigjmp_buf probe_jump;
+    volatile sig_atomic_t probing = 0;
+    volatile sig_atomic_t probe_signal = 0;
     FaultInfo info;
     timer_t timer;
     bool timer_ready = false;
@@ -120,14 +165,25 @@ void on_fault(int sig, siginfo_t *si, void *uctx)
         return;
     }
     Guard &g = *t_guard_p;
+    const bool synchronous = si->si_code > 0;  // raised by the instruction, not sent
+    if (g.probing && synchronous) {
+        g.probing = 0;
+        g.probe_signal = sig;
+        siglongjmp(g.probe_jump, 1);
+    }
     uintptr_t pc = pc_of(uctx);
-    if (g.active && g.code && g.code->contains(pc)) {
-        g.info = FaultInfo{};  // (reset here, not on the hot path)
-        g.info.signal = sig;
-        g.info.address = reinterpret_cast<uintptr_t>(si->si_addr);
-        g.info.pc = pc;
-        g.active = 0;
-        siglongjmp(g.jump, 1);
+    if (g.active && g.code && !g.in_runtime) {
+        bool own = g.code->contains(pc);
+        bool library = !own && synchronous && g_lib_containable && in_lib_text(pc);
+        if (own || library) {
+            g.info = FaultInfo{};  // (reset here, not on the hot path)
+            g.info.signal = sig;
+            g.info.address = reinterpret_cast<uintptr_t>(si->si_addr);
+            g.info.pc = pc;
+            g.info.in_library = library;
+            g.active = 0;
+            siglongjmp(g.jump, 1);
+        }
     }
     chain(sig, si, uctx);
 }
@@ -154,6 +210,8 @@ void on_timer(int, siginfo_t *, void *uctx)
 
 void install()
 {
+    find_lib_text();
+    g_lib_containable = policy_library_calls_lock_free();
     struct sigaction sa{};
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -228,6 +286,16 @@ __attribute__((noinline)) Guard *prepare_guard()
     return &g;
 }
 
+// After a siglongjmp out of a handler (no signal mask saved: that is a
+// syscall per invocation), the handler's signal is still blocked.
+void unblock(int sig)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 // Run @p call under the guard; sigsetjmp only wraps the ifunc's own frames.
 template <typename Call>
 int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
@@ -251,17 +319,92 @@ int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
     } else {
         disarm(g);
         *info = g.info;
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, info->timeout ? kTimerSignal : info->signal);
-        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+        unblock(info->timeout ? kTimerSignal : info->signal);
         rc = -1;
     }
     g.code = outer_code;
     return rc;
 }
 
+// Names the library function around @p pc: the runtime set's function
+// whose address (as the process binds it: an IFUNC's chosen variant, e.g.
+// memcpy's) is the closest below pc, unless an exported symbol lies between
+// them, then that one. Aliases bound to the same address are all named.
+std::string library_function(uintptr_t pc, std::string *object)
+{
+    Dl_info di{};
+    uintptr_t sym = 0;
+    if (dladdr(reinterpret_cast<void *>(pc), &di)) {
+        if (di.dli_fname) {
+            const char *slash = strrchr(di.dli_fname, '/');
+            *object = slash ? slash + 1 : di.dli_fname;
+        }
+        sym = uintptr_t(di.dli_saddr);
+    }
+    uintptr_t best = 0;
+    std::string names;
+    for (const std::string &n : policy_runtime_symbols()) {
+        if (n.compare(0, 6, "xrdma_") == 0) continue;
+        uintptr_t a = uintptr_t(dlsym(RTLD_DEFAULT, n.c_str()));
+        if (!a || a > pc || a < best) continue;
+        if (a > best) names.clear();
+        best = a;
+        names += (names.empty() ? "" : "/") + n;
+    }
+    if (best && best >= sym) return names;
+    if (di.dli_sname) return di.dli_sname;
+    return "?";
+}
+
 }  // namespace
+
+// Only a thread that runs injected code has a guard to mark (t_guard_p):
+// the one seen at the start is the one unmarked at the end.
+RuntimeCall::RuntimeCall() : guard_(t_guard_p)
+{
+    if (guard_) static_cast<Guard *>(guard_)->in_runtime++;
+}
+RuntimeCall::~RuntimeCall()
+{
+    if (guard_) static_cast<Guard *>(guard_)->in_runtime--;
+}
+
+// The copy itself. A sanitizer would check (and report, and abort on) the
+// ifunc's bad pointer before touching it: there, copy uninstrumented so that
+// the fault happens and the probe catches it.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+__attribute__((no_sanitize("address", "thread"), noinline)) void probe_copy(void *dst, const void *src, size_t n)
+{
+    auto *d = static_cast<volatile unsigned char *>(dst);
+    auto *s = static_cast<const volatile unsigned char *>(src);
+    for (size_t i = 0; i < n; ++i) d[i] = s[i];
+}
+#else
+void probe_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+#endif
+
+bool checked_copy(void *dst, const void *src, size_t n)
+{
+    if (n == 0) return true;
+    if (!faults_contained()) {
+        memcpy(dst, src, n);
+        return true;
+    }
+    Guard *const gp = __builtin_expect(t_guard_p && t_guard_p->ready, 1) ? t_guard_p : prepare_guard();
+    if (!gp) {
+        memcpy(dst, src, n);
+        return true;
+    }
+    Guard &g = *gp;
+    if (sigsetjmp(g.probe_jump, 0) == 0) {
+        g.probing = 1;
+        probe_copy(dst, src, n);
+        g.probing = 0;
+        return true;
+    }
+    unblock(g.probe_signal);
+    return false;
+}
 
 bool faults_contained()
 {
@@ -286,7 +429,7 @@ int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void 
 
 std::string describe(const FaultInfo &info)
 {
-    char buf[160];
+    char buf[256];
     if (info.timeout) {
         snprintf(buf, sizeof(buf), "stopped after XRDMA_IFUNC_TIMEOUT=%s s (pc %#lx)",
                  config_get("XRDMA_IFUNC_TIMEOUT"), (unsigned long)info.pc);
@@ -296,8 +439,15 @@ std::string describe(const FaultInfo &info)
                            : info.signal == SIGFPE ? "SIGFPE"
                            : info.signal == SIGILL ? "SIGILL"
                                                    : "signal";
-        snprintf(buf, sizeof(buf), "%s at address %#lx (pc %#lx)", name, (unsigned long)info.address,
-                 (unsigned long)info.pc);
+        if (info.in_library) {
+            std::string object = "?";
+            std::string fn = library_function(info.pc, &object);
+            snprintf(buf, sizeof(buf), "%s at address %#lx in %s (%s, pc %#lx) called by the ifunc", name,
+                     (unsigned long)info.address, fn.c_str(), object.c_str(), (unsigned long)info.pc);
+        } else {
+            snprintf(buf, sizeof(buf), "%s at address %#lx (pc %#lx)", name, (unsigned long)info.address,
+                     (unsigned long)info.pc);
+        }
     }
     return buf;
 }

@@ -1,7 +1,16 @@
-// Fault containment: a SIGSEGV, SIGBUS, SIGFPE or SIGILL whose faulting
-// instruction lies in injected code ends that ifunc (not the process), and an
-// ifunc that runs past XRDMA_IFUNC_TIMEOUT is stopped. Faults elsewhere keep
-// their usual behaviour (the previous handlers run).
+// Fault containment: a SIGSEGV, SIGBUS, SIGFPE or SIGILL raised anywhere in
+// the dynamic extent of a shipped call ends that ifunc (not the process):
+// in its own instructions, and in the libc/libm functions it called when
+// the symbol policy lets it call only lock-free ones (the runtime set:
+// memcpy, strlen, qsort, snprintf, ... hold no lock a recovery would leave
+// held). Not contained: a fault inside an XRDMA runtime call (those check
+// what the ifunc hands them instead, see checked_copy, and must not be cut
+// short while they update state), in a library function under a policy
+// that allows others (malloc, stdio and pthread functions take locks), and
+// anything outside a shipped call; those keep their usual behaviour (the
+// previous handlers run). An ifunc that runs past XRDMA_IFUNC_TIMEOUT is
+// stopped, but only while it executes its own instructions: a library
+// function it called may hold a lock (malloc), so the timer waits for it.
 #pragma once
 
 #include "ucx_ifunc.h"
@@ -19,7 +28,26 @@ struct FaultInfo {
     uintptr_t address = 0;   // si_addr
     uintptr_t pc = 0;        // faulting instruction
     bool timeout = false;
+    bool in_library = false; // pc in a library function the ifunc called
 };
+
+// Marks an XRDMA runtime call (xrdma_reply, xrdma_forward, ...) on this
+// thread: a fault inside it is not contained (see above).
+class RuntimeCall {
+public:
+    RuntimeCall();
+    ~RuntimeCall();
+    RuntimeCall(const RuntimeCall &) = delete;
+    RuntimeCall &operator=(const RuntimeCall &) = delete;
+
+private:
+    void *guard_;  // this thread's guard, if it runs injected code
+};
+
+// Copy @p n bytes between memory an ifunc handed to a runtime call and the
+// runtime's own (either side may be the ifunc's). False if a range is not
+// accessible: the fault stops only this copy, which holds no lock.
+bool checked_copy(void *dst, const void *src, size_t n);
 
 // Whether containment is on (XRDMA_CONTAIN_FAULTS, default 1).
 bool faults_contained();
@@ -33,7 +61,9 @@ int guarded_call(const LoadedCode *code, int (*fn)(struct xrdma_ctx *, const voi
 int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
                         size_t size, void *target_args, FaultInfo *info);
 
-// Readable description: "SIGSEGV at address 0x... (pc 0x...)".
+// Readable description: "SIGSEGV at address 0x... (pc 0x...)", for a fault
+// in a library function "SIGSEGV at address 0x... in memcpy (libc.so.6,
+// pc 0x...) called by the ifunc".
 std::string describe(const FaultInfo &info);
 
 }  // namespace xrdma

@@ -8,22 +8,33 @@
 // Binding the runtime API explicitly keeps it working when this library was
 // loaded RTLD_LOCAL, where the process search would not see it.
 //
-// Compiles run on the calling thread (the target's progress): a compile stalls
-// other traffic for exactly its own duration, and never waits for anything
-// but the compile. A thread that asks for an image another thread is
-// compiling waits for that result instead of compiling it again.
+// Built as a module of its own (libxrdma_jit.so: the only code that links
+// LLVM), loaded on first need by jit_module.cc.
+//
+// Compiles run in the compile helper process (jit_helper.h: compile_object()
+// is its side) and the target links the object file it returns, as it links
+// one from XRDMA_JIT_CACHE_DIR; XRDMA_JIT_HELPER=none compiles in process
+// (add_bitcode()). Either way the calling thread (the target's progress)
+// waits: a compile stalls other traffic for exactly its own duration, and
+// never waits for anything but the compile. A thread that asks for an image
+// another thread is compiling waits for that result instead of compiling it
+// again.
 //
 // Everything from the image is untrusted: the bitcode is parsed, its triple
-// checked against this process and the IR verified before LLVM generates code.
+// checked against this process and the IR verified before LLVM generates code
+// (parse_checked(), on both paths). Only the imports, for XRDMA_SYMBOLS, are
+// read in the target: lazily, declarations only.
 // libtool compiles shared objects with -DPIC, a name LLVM's headers use.
 #undef PIC
 
 #include "loader_jit.h"
 
 #include "config.h"
+#include "jit_helper.h"
 #include "log.h"
 #include "policy.h"
 #include "sha256.h"
+#include "xrdma_config.h"
 #include "xrdma_ifunc.h"
 
 #include <llvm/ADT/Triple.h>
@@ -169,7 +180,6 @@ public:
 
     std::string path_of(const std::string &key) const { return dir + "/" + key + ".o"; }
 
-private:
     // Written beside its final name and renamed: a reader never sees half.
     void store(const std::string &key, MemoryBufferRef obj)
     {
@@ -403,10 +413,10 @@ Jit *the_jit(std::string *why)
 
 std::string key_of(const Jit &jit, const Hash &h) { return hash_hex(h) + jit.key_suffix; }
 
-void optimize(Jit &jit, Module &m)
+void optimize(JITTargetMachineBuilder &jtmb, unsigned opt_level, Module &m)
 {
-    if (jit.opt_level == 0) return;
-    auto tm = jit.jtmb->createTargetMachine();
+    if (opt_level == 0) return;
+    auto tm = jtmb.createTargetMachine();
     if (!tm) {
         XRDMA_DEBUG("no target machine for IR optimisation: %s", toString(tm.takeError()).c_str());
         return;
@@ -421,9 +431,9 @@ void optimize(Jit &jit, Module &m)
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    OptimizationLevel level = jit.opt_level == 1   ? OptimizationLevel::O1
-                              : jit.opt_level == 2 ? OptimizationLevel::O2
-                                                   : OptimizationLevel::O3;
+    OptimizationLevel level = opt_level == 1   ? OptimizationLevel::O1
+                              : opt_level == 2 ? OptimizationLevel::O2
+                                               : OptimizationLevel::O3;
     pb.buildPerModuleDefaultPipeline(level).run(m, mam);
 }
 
@@ -472,19 +482,18 @@ bool has_static_initializers(const Module &m)
     return false;
 }
 
-// Parse, check and add the bitcode of @p part to @p jd (compiled on lookup).
-ucx_ifunc_status_t add_bitcode(Jit &jit, JITDylib &jd, const ImageView &img, const PartView &part,
-                               const std::string &label, const std::string &key,
-                               std::vector<std::string> *defined, std::string *why)
+// Parse and check bitcode from an image (@p what names it) for a process
+// of @p triple and data layout @p dl: the module, or BAD_CODE.
+ucx_ifunc_status_t parse_checked(const uint8_t *data, size_t size, const std::string &what, LLVMContext &ctx,
+                                 const std::string &triple, const DataLayout &dl, std::unique_ptr<Module> *out,
+                                 std::string *why)
 {
-    const std::string what = "bitcode part for " + std::string(part.triple);
-    if (part.size == 0) {
+    if (size == 0) {
         *why = what + " is empty";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
-    auto ctx = std::make_unique<LLVMContext>();
-    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
-    auto mod = parseBitcodeFile(ref, *ctx);
+    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(data), size), what);
+    auto mod = parseBitcodeFile(ref, ctx);
     if (!mod) {
         *why = what + " is not valid LLVM bitcode: " + first_lines(toString(mod.takeError()));
         return UCX_IFUNC_ERR_BAD_CODE;
@@ -497,28 +506,43 @@ ucx_ifunc_status_t add_bitcode(Jit &jit, JITDylib &jd, const ImageView &img, con
         *why = what + " is invalid IR: " + first_lines(verr);
         return UCX_IFUNC_ERR_BAD_CODE;
     }
-    const Triple mt(m.getTargetTriple()), pt(jit.triple);
+    const Triple mt(m.getTargetTriple()), pt(triple);
     if (mt.getArch() != pt.getArch() || mt.getOS() != pt.getOS()) {
-        *why = what + " holds a module for '" + m.getTargetTriple() + "', not for this process (" + jit.triple +
-               ")";
+        *why = what + " holds a module for '" + m.getTargetTriple() + "', not for this process (" + triple + ")";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
-    if (!m.getDataLayout().isDefault() && m.getDataLayout() != jit.lljit->getDataLayout()) {
+    if (!m.getDataLayout().isDefault() && m.getDataLayout() != dl) {
         *why = what + " has data layout '" + m.getDataLayoutStr() + "', this process needs '" +
-               jit.lljit->getDataLayout().getStringRepresentation() + "'";
+               dl.getStringRepresentation() + "'";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
     if (has_static_initializers(m)) {
         *why = what + " has static constructors or destructors, which injected code may not have";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
+    *out = std::move(*mod);
+    return UCX_IFUNC_OK;
+}
+
+// Parse, check and add the bitcode of @p part to @p jd (compiled on lookup):
+// the in-process compile (XRDMA_JIT_HELPER=none).
+ucx_ifunc_status_t add_bitcode(Jit &jit, JITDylib &jd, const ImageView &img, const PartView &part,
+                               const std::string &key, std::vector<std::string> *defined, std::string *why)
+{
+    const std::string what = "bitcode part for " + std::string(part.triple);
+    auto ctx = std::make_unique<LLVMContext>();
+    std::unique_ptr<Module> mod;
+    ucx_ifunc_status_t st = parse_checked(part.data, part.size, what, *ctx, jit.triple,
+                                          jit.lljit->getDataLayout(), &mod, why);
+    if (st != UCX_IFUNC_OK) return st;
+    Module &m = *mod;
     for (std::string_view e : img.entries) {
         const Function *f = m.getFunction(StringRef(e.data(), e.size()));
         if (f && !f->isDeclaration()) defined->emplace_back(e);
     }
-    optimize(jit, m);
+    optimize(*jit.jtmb, jit.opt_level, m);
     m.setModuleIdentifier(kModulePrefix + key);
-    if (Error e = jit.lljit->addIRModule(jd, ThreadSafeModule(std::move(*mod), std::move(ctx)))) {
+    if (Error e = jit.lljit->addIRModule(jd, ThreadSafeModule(std::move(mod), std::move(ctx)))) {
         *why = what + " cannot be added to the JIT: " + first_lines(toString(std::move(e)));
         return UCX_IFUNC_ERR_BAD_CODE;
     }
@@ -586,8 +610,28 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
             }
         }
     }
-    if (!from_disk) {
-        ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, label, key, &defined, why);
+    bool compiled_here = false;
+    if (!from_disk && jit_helper_enabled()) {
+        // Out of process (jit_helper.h): an abort, crash or runaway compile
+        // ends only this image. The object is linked like a cached one.
+        const std::string what = "bitcode part for " + std::string(part.triple);
+        std::string object;
+        ucx_ifunc_status_t st = jit_helper_compile(part.data, part.size, jit.opt_level, what, &object, why);
+        if (st != UCX_IFUNC_OK) return st;
+        auto buf = MemoryBuffer::getMemBufferCopy(object, kModulePrefix + key);
+        if (!object_entries(buf->getMemBufferRef(), img, &defined)) {
+            *why = "the compile helper returned no object file for the " + what;
+            return UCX_IFUNC_ERR_LINK;
+        }
+        if (Error e = jit.lljit->addObjectFile(*ji->jd, std::move(buf))) {
+            *why = "the object compiled from the " + what + " cannot be added: " + first_lines(toString(std::move(e)));
+            return UCX_IFUNC_ERR_LINK;
+        }
+        n_compiles++;
+        compiled_here = true;
+        if (!jit.cache->dir.empty()) jit.cache->store(key, MemoryBufferRef(object, key));
+    } else if (!from_disk) {
+        ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, key, &defined, why);
         if (st != UCX_IFUNC_OK) return st;
     }
 
@@ -627,13 +671,59 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
     }
     tl_linking.reset();
     if (from_disk) n_cache_loads++;
-    XRDMA_DEBUG("%s bitcode of %s for %s (%zu entries)", from_disk ? "loaded cached" : "compiled",
-                label.c_str(), jit.triple.c_str(), defined.size());
+    XRDMA_DEBUG("%s bitcode of %s for %s (%zu entries)",
+                from_disk ? "loaded cached" : compiled_here ? "compiled (helper)" : "compiled", label.c_str(),
+                jit.triple.c_str(), defined.size());
     *out = std::move(ji);
     return UCX_IFUNC_OK;
 }
 
+// The compile helper's work (jit_helper.h): bitcode to an object file for
+// this machine, with the checks of the in-process path.
+ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_level, const std::string &what,
+                                  std::string *object, std::string *why)
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        InitializeNativeTarget();
+        InitializeNativeTargetAsmPrinter();
+        InitializeNativeTargetAsmParser();
+    });
+    auto jtmb = JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+        *why = "LLVM cannot target this machine: " + toString(jtmb.takeError());
+        return UCX_IFUNC_ERR_LINK;
+    }
+    jtmb->setRelocationModel(Reloc::PIC_);  // as create_jit()
+    jtmb->setCodeModel(CodeModel::Small);
+    jtmb->setCodeGenOptLevel(codegen_level(std::min(opt_level, 3u)));
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) {
+        *why = "LLVM cannot target this machine: " + toString(tm.takeError());
+        return UCX_IFUNC_ERR_LINK;
+    }
+    LLVMContext ctx;
+    std::unique_ptr<Module> m;
+    ucx_ifunc_status_t st = parse_checked(bc, size, what, ctx, jtmb->getTargetTriple().str(),
+                                          (*tm)->createDataLayout(), &m, why);
+    if (st != UCX_IFUNC_OK) return st;
+    optimize(*jtmb, std::min(opt_level, 3u), *m);
+    if (m->getDataLayout().isDefault()) m->setDataLayout((*tm)->createDataLayout());
+    SimpleCompiler compile(**tm);
+    auto obj = compile(*m);
+    if (!obj) {
+        *why = what + " cannot be compiled: " + first_lines(toString(obj.takeError()));
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    object->assign((*obj)->getBufferStart(), (*obj)->getBufferSize());
+    return UCX_IFUNC_OK;
+}
+
 }  // namespace
+
+// The module's functions, behind struct JitModule (loader_jit.h); distinct
+// names from jit_module.cc's, which forward to them.
+namespace jit {
 
 ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
                                 std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted)
@@ -752,4 +842,25 @@ std::string jit_cache_key(const Hash &hash)
     return jit ? key_of(*jit, hash) : std::string();
 }
 
+}  // namespace jit
+
 }  // namespace xrdma
+
+// The compile helper program's entry (xrdma-jit-helper loads this module and
+// calls it): serve compile requests on socket @p fd.
+extern "C" __attribute__((visibility("default"))) int xrdma_jit_helper_main(int fd)
+{
+    return xrdma::jit_helper_serve(fd, xrdma::compile_object);
+}
+
+// The module's table (built with -fvisibility=hidden: these two are its only
+// exports).
+extern "C" __attribute__((visibility("default"))) const xrdma::JitModule *xrdma_jit_module_v1(void)
+{
+    static const xrdma::JitModule table = {
+        sizeof(xrdma::JitModule), xrdma::kJitModuleVersion, PACKAGE_VERSION,
+        xrdma::jit::load_bitcode, xrdma::jit::jit_counters, xrdma::jit::bitcode_entries,
+        xrdma::jit::jit_target_description, xrdma::jit::jit_cache_key,
+    };
+    return &table;
+}

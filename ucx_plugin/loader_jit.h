@@ -3,6 +3,12 @@
 // the origin's. Compiled code is shared process-wide by (image hash, triple,
 // CPU, LLVM version, optimisation level); XRDMA_JIT_CACHE_DIR keeps the
 // compiled objects on disk so that a restarted process skips compilation.
+//
+// The compiler is a module of its own (libxrdma_jit.so, loader_jit.cc, the
+// only code that links LLVM), loaded by jit_module.cc when bitcode is first
+// needed: a process that only ever runs native code never maps libLLVM (50 MB
+// of resident memory per rank). The functions below are jit_module.cc's:
+// they load the module and call into it through struct JitModule.
 #pragma once
 
 #include "image.h"
@@ -42,4 +48,28 @@ ucx_ifunc_status_t bitcode_entries(const uint8_t *data, size_t size, std::vector
 std::string jit_target_description();
 std::string jit_cache_key(const Hash &hash);
 
+// Whether the JIT module is loaded in this process (tests).
+bool jit_module_loaded();
+
+// What the module exports: one C function, XRDMA_JIT_MODULE_ENTRY, returns
+// this table. Module and library come from the same build (the table carries
+// its size, layout version and the package version, all checked on load).
+struct JitModule {
+    uint32_t size;      // sizeof(JitModule)
+    uint32_t version;   // kJitModuleVersion
+    const char *package_version;
+    ucx_ifunc_status_t (*load_bitcode)(const ImageView &img, const PartView &part, const std::string &label,
+                                       std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted);
+    JitCounters (*counters)();
+    ucx_ifunc_status_t (*bitcode_entries)(const uint8_t *data, size_t size, std::vector<std::string> *entries,
+                                          std::string *why);
+    std::string (*target_description)();
+    std::string (*cache_key)(const Hash &hash);
+};
+constexpr uint32_t kJitModuleVersion = 1;
+#define XRDMA_JIT_MODULE_ENTRY "xrdma_jit_module_v1"
+#define XRDMA_JIT_MODULE_FILE "libxrdma_jit.so"
+
 }  // namespace xrdma
+
+extern "C" const xrdma::JitModule *xrdma_jit_module_v1(void);

@@ -15,7 +15,7 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
 	ucx_plugin/policy.cc ucx_plugin/policy.h
-libucx_ifunc_la_LIBADD = $(UCX_LIBS) -ldl -lrt
+libucx_ifunc_la_LIBADD = $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
@@ -23,11 +23,26 @@ ucx_ifunc_includedir = $(includedir)/ucx_ifunc
 ucx_ifunc_include_HEADERS = ucx_plugin/include/ucx_ifunc/ucp_compat.h
 pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc
 
-# The bitcode loader (LLVM ORC LLJIT), compiled with LLVM's headers and
-# without RTTI like LLVM itself (it subclasses LLVM classes); the rest of the
-# library keeps its own flags.
-noinst_LTLIBRARIES += ucx_plugin/libxrdma_jit.la
-ucx_plugin_libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h
-ucx_plugin_libxrdma_jit_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
-ucx_plugin_libxrdma_jit_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-rtti
-libucx_ifunc_la_LIBADD += ucx_plugin/libxrdma_jit.la $(LLVM_LDFLAGS) $(LLVM_LIBS)
+# The bitcode loader (LLVM ORC LLJIT) is a module of its own, loaded by
+# jit_module.cc when bitcode is first needed, so that libucx_ifunc (and every
+# MPI program) does not map LLVM. Compiled with LLVM's headers and without
+# RTTI like LLVM itself (it subclasses LLVM classes), and exporting one symbol
+# (xrdma_jit_module_v1). Built at the top of the build tree, so that
+# .libs/libxrdma_jit.so lies beside .libs/libucx_ifunc.so, where the library
+# looks first when run from the build tree.
+libucx_ifunc_la_SOURCES += ucx_plugin/jit_module.cc
+pkglib_LTLIBRARIES = libxrdma_jit.la
+libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h \
+	ucx_plugin/jit_helper.cc ucx_plugin/jit_helper.h
+libxrdma_jit_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
+libxrdma_jit_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-rtti -fvisibility=hidden
+libxrdma_jit_la_LDFLAGS = -module -avoid-version -shared
+libxrdma_jit_la_LIBADD = libucx_ifunc.la $(LLVM_LDFLAGS) $(LLVM_LIBS)
+
+# The compile helper program (jit_helper.h): bitcode is compiled in a
+# process of its own, which loads the JIT module. Installed beside it; in the
+# build tree at the top, one folder above .libs/libxrdma_jit.so.
+xrdmahelperdir = $(pkglibdir)
+xrdmahelper_PROGRAMS = xrdma-jit-helper
+xrdma_jit_helper_SOURCES = ucx_plugin/jit_helper_main.cc
+xrdma_jit_helper_LDADD = -ldl

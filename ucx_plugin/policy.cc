@@ -13,7 +13,8 @@ namespace xrdma {
 namespace {
 
 // The runtime API and libc functions that touch only memory the caller
-// hands them (no files, processes, sockets, environment or signals).
+// hands them (no files, processes, sockets, environment or signals) and
+// take no lock: fault.cc contains a fault inside them.
 const char *const kRuntime[] = {
     "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
     "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
@@ -72,6 +73,25 @@ const Policy &policy()
 }
 
 }  // namespace
+
+bool policy_library_calls_lock_free()
+{
+    const Policy &p = policy();
+    if (p.all) return false;
+    if (p.name == "runtime" || p.broken) return true;
+    // A name outside the runtime set counts only if the process defines it
+    // (an allowlist may name symbols that bind to nothing).
+    const std::unordered_set<std::string> runtime(std::begin(kRuntime), std::end(kRuntime));
+    for (const std::string &s : p.allowed)
+        if (!runtime.count(s) && dlsym(RTLD_DEFAULT, s.c_str())) return false;
+    return true;
+}
+
+const std::vector<std::string> &policy_runtime_symbols()
+{
+    static const std::vector<std::string> names(std::begin(kRuntime), std::end(kRuntime));
+    return names;
+}
 
 ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports, std::string *why)
 {

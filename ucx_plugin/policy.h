@@ -29,4 +29,14 @@ ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *wh
 // xrdma_target_args), or "" if none does.
 std::string policy_target_state_import(const std::vector<std::string> &imports);
 
+// Whether every library function the policy lets injected code call holds
+// no lock (the runtime set, or an allowlist within it; names the process
+// does not define do not count): then a fault inside
+// one of them can be contained (fault.cc). False for XRDMA_SYMBOLS=all.
+bool policy_library_calls_lock_free();
+
+// The runtime set's names (XRDMA_SYMBOLS=runtime), to name a function by
+// its address in a fault report.
+const std::vector<std::string> &policy_runtime_symbols();
+
 }  // namespace xrdma

@@ -2,6 +2,7 @@
 // forward it; and the runtime API the injected code calls (xrdma_*).
 #include "context.h"
 
+#include "fault.h"
 #include "log.h"
 
 #include <cstdio>
@@ -213,28 +214,57 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     run_invocation(ctx, h, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank);
 }
 
+namespace {
+
+// Room for @p bytes the ifunc asks to send; false (no exception across
+// the C API) if they cannot be allocated.
+template <typename Vec>
+bool resize_for(Vec *v, size_t bytes)
+{
+    try {
+        v->resize(bytes);
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+}  // namespace
+
 }  // namespace xrdma
 
 extern "C" {
 
+// The runtime calls check what the ifunc hands them (a buffer it cannot read
+// is an error return, -1) rather than fault: a fault inside them is not
+// contained (fault.h), they update the invocation's state.
 int xrdma_reply(xrdma_ctx_t *x, const void *buf, size_t bytes)
 {
+    xrdma::RuntimeCall runtime;
     if (!x || !x->hdr || x->replied || x->forwarded || (bytes && !buf)) return -1;
-    x->reply.assign(static_cast<const uint8_t *>(buf), static_cast<const uint8_t *>(buf) + bytes);
+    if (!xrdma::resize_for(&x->reply, bytes) || !xrdma::checked_copy(x->reply.data(), buf, bytes)) {
+        x->reply.clear();
+        return -1;
+    }
     x->replied = true;
     return 0;
 }
 
 int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
 {
+    xrdma::RuntimeCall runtime;
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
     if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
-    x->fwd_rank = rank;
-    x->fwd_args.resize(x->fwd_prefix + args_size);  // keeps its capacity from call to call
+    // Keeps its capacity (and mostly its size) from call to call.
+    if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size) ||
+        !xrdma::checked_copy(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {
+        x->fwd_args.clear();
+        return -1;
+    }
     if (x->fwd_prefix) memcpy(x->fwd_args.data(), x->payload, x->fwd_prefix);
-    if (args_size) memcpy(x->fwd_args.data() + x->fwd_prefix, args, args_size);
+    x->fwd_rank = rank;
     x->forwarded = true;
     return 0;
 }
@@ -316,6 +346,8 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
                    route, rank);
     return UCX_IFUNC_INPROGRESS;
 }
+
+int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n) { return xrdma::checked_copy(dst, src, n) ? 0 : -1; }
 
 void ucx_ifunc_ctx_fail(xrdma_ctx_t *x, ucx_ifunc_status_t status, const char *message)
 {

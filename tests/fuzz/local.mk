@@ -40,7 +40,7 @@ FUZZ_DECODERS = $(srcdir)/ucx_plugin/image.cc $(srcdir)/ucx_plugin/sha256.cc \
 FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuzz/harness.h \
 	$(wildcard $(srcdir)/ucx_plugin/*.h)
 FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(AM_CPPFLAGS) -o $@ \
-	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS)
+	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS) $(CRYPTO_LIBS)
 CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/seeds.stamp tests/fuzz/seed.map
 
 tests/fuzz/fuzz_image: $(srcdir)/tests/fuzz/fuzz_image.cc $(FUZZ_DEPS)

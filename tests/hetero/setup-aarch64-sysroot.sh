@@ -24,6 +24,11 @@ arm_pkgs=(libc6 libgcc-s1 gcc-12-base libstdc++6
           libllvm14 llvm-14-dev libedit2 libbsd0 libmd0 libffi8 libtinfo6 libxml2 libicu72
           liblzma5 libz3-4 zlib1g)
 stamp_want="$(printf '%s\n' "${arm_pkgs[@]}" | sha256sum | cut -c1-16)"
+# Packages needed since (libcrypto: SHA-256 of images) are unpacked on top of
+# an existing sysroot under their own stamp: a sysroot shared by several
+# checkouts of different ages is then never deleted and rebuilt under another.
+extra_pkgs=(libssl3 libssl-dev)
+extra_want="$(printf '%s\n' "${extra_pkgs[@]}" | sha256sum | cut -c1-16)"
 
 skip() { echo "setup-aarch64-sysroot: SKIP: $*"; exit 77; }
 
@@ -32,7 +37,10 @@ host_ready()
     command -v qemu-aarch64-static >/dev/null && command -v aarch64-linux-gnu-g++ >/dev/null &&
         [ -d /usr/aarch64-linux-gnu/include ]
 }
-sysroot_ready() { [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp_want" ]; }
+sysroot_ready()
+{
+    [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp_want" ] && [ "$(cat "$dir/stamp-extra" 2>/dev/null)" = "$extra_want" ]
+}
 
 if [ $check_only = 1 ]; then
     host_ready && sysroot_ready && { echo "$sysroot"; exit 0; }
@@ -56,19 +64,15 @@ if ! host_ready; then
     $SUDO apt-get install -y -qq --no-install-recommends "${host_pkgs[@]}" >/dev/null ||
         skip "cannot install ${host_pkgs[*]}"
 fi
-if ! sysroot_ready; then
-    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-        $SUDO dpkg --add-architecture arm64 || skip "dpkg --add-architecture arm64 failed"
-        updated=0
-    fi
-    update || skip "apt-get update failed"
-    debs=$dir/debs
+# unpack DEBS PKG...: download the arm64 packages into DEBS, unpack them into
+# the sysroot, make absolute symlinks inside them relative to it.
+unpack()
+{
+    local debs=$1
+    shift
     mkdir -p "$debs" || exit 1
-    rm -rf "$sysroot"
-    mkdir -p "$sysroot"
-    (cd "$debs" && apt-get download -qq "${arm_pkgs[@]/%/:arm64}") ||
-        skip "cannot download the arm64 packages (${arm_pkgs[*]})"
-    for p in "${arm_pkgs[@]}"; do
+    (cd "$debs" && apt-get download -qq "${@/%/:arm64}") || skip "cannot download the arm64 packages ($*)"
+    for p in "$@"; do
         deb=$(ls "$debs/${p}_"*_arm64.deb 2>/dev/null | tail -n 1)
         [ -n "$deb" ] || skip "arm64 package $p was not downloaded"
         dpkg -x "$deb" "$sysroot" || exit 1
@@ -80,7 +84,21 @@ if ! sysroot_ready; then
         ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$sysroot$t")" "$l"
     done
     rm -rf "$debs"
-    rm -f "$sysroot"/usr/lib/llvm-14/lib/*.a  # static LLVM: 400 MB nobody links
-    echo "$stamp_want" >"$dir/stamp"
+}
+if ! sysroot_ready; then
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        $SUDO dpkg --add-architecture arm64 || skip "dpkg --add-architecture arm64 failed"
+        updated=0
+    fi
+    update || skip "apt-get update failed"
+    if [ "$(cat "$dir/stamp" 2>/dev/null)" != "$stamp_want" ]; then
+        rm -rf "$sysroot" "$dir/stamp-extra"
+        mkdir -p "$sysroot"
+        unpack "$dir/debs" "${arm_pkgs[@]}"
+        rm -f "$sysroot"/usr/lib/llvm-14/lib/*.a  # static LLVM: 400 MB nobody links
+        echo "$stamp_want" >"$dir/stamp"
+    fi
+    unpack "$dir/debs-extra" "${extra_pkgs[@]}"
+    echo "$extra_want" >"$dir/stamp-extra"
 fi
 echo "setup-aarch64-sysroot: ready in $sysroot ($(( $(date +%s) - start )) s)"

@@ -15,9 +15,12 @@ prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
 root=$stage$prefix
 for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/mpix_xrdma.h \
          include/mpiext_xrdma_c.h bin/xrdma-cc bin/xrdma_info lib/libucx_ifunc.so lib/libmpix_xrdma.so \
-         lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
+         lib/xrdma/libxrdma_jit.so lib/xrdma/xrdma-jit-helper lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
     check "[ -e '$root/$f' ]" "installed $f"
 done
+# LLVM is the JIT module's alone, loaded when bitcode first arrives.
+check "! objdump -p '$root/lib/libucx_ifunc.so' | grep -q 'NEEDED.*LLVM'" "libucx_ifunc.so does not link libLLVM"
+check "objdump -p '$root/lib/xrdma/libxrdma_jit.so' | grep -q 'NEEDED.*LLVM'" "the JIT module links libLLVM"
 for m in man1/xrdma-cc.1 man1/xrdma_info.1 man3/ucx_ifunc.3 man5/xrdma-image.5; do
     check "[ -f '$root/share/man/$m' ] && MANWIDTH=80 man -l '$root/share/man/$m' 2>/dev/null | grep -q ." "man page $m renders"
 done
@@ -30,6 +33,8 @@ export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$root/bin:$PATH
 export XRDMA_CC_INCLUDE_DIR=$root/include
 cd "$stage" || exit 1
+# xrdma-cc reads its bitcode through the installed module, found beside the
+# installed library although the configured prefix is elsewhere.
 check "xrdma-cc '$src/tests/install/sum_ifunc.c' -o sum.xfn" "installed xrdma-cc builds an image"
 check "mpicc '$src/tests/install/hello_xrdma.c' -I'$root/include' -L'$root/lib' -lmpix_xrdma -o hello1" \
       "mpicc app.c -lmpix_xrdma"

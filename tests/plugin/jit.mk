@@ -5,11 +5,12 @@ tests_plugin_test_jit_SOURCES = tests/plugin/test_jit.cc
 tests_plugin_test_jit_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_jit_LDFLAGS = -no-install
 
-# Bitcode that fails the IR verifier (llvm-as would refuse to write it).
-check_DATA += tests/plugin/ifuncs/invalid_ir.bc
-CLEANFILES += tests/plugin/ifuncs/invalid_ir.bc
-EXTRA_DIST += tests/plugin/ifuncs/invalid_ir.ll
-tests/plugin/ifuncs/invalid_ir.bc: tests/plugin/ifuncs/invalid_ir.ll
+# Bitcode that fails the IR verifier (llvm-as would refuse to write it), and
+# valid bitcode on which LLVM's code generation aborts.
+check_DATA += tests/plugin/ifuncs/invalid_ir.bc tests/plugin/ifuncs/llvm_abort.bc
+CLEANFILES += tests/plugin/ifuncs/invalid_ir.bc tests/plugin/ifuncs/llvm_abort.bc
+EXTRA_DIST += tests/plugin/ifuncs/invalid_ir.ll tests/plugin/ifuncs/llvm_abort.ll
+tests/plugin/ifuncs/%.bc: tests/plugin/ifuncs/%.ll
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && `$(LLVM_CONFIG) --bindir`/llvm-as --disable-verify -o $@ $<
 
 # The published API with llvm_bc = 1: <name>.<triple>.bc files (and a .deps

@@ -4,6 +4,7 @@
 //   'C' rank + address: connect to that rank (peer table)
 //   'F' flush the code cache        'S' stats      'G' state (counter)
 //   'J' JIT counters (compiles, objects from the disk cache, shared loads)
+//   'M' mappings of libLLVM and of the JIT module in /proc/self/maps
 //   'P' mode: poll the buffer: 0 off, 1 ucx_ifunc_poll, 2 ucp_poll_ifunc,
 //       3 ucp_poll_ifunc over a ring of slots (u64 slot size follows),
 //       4 ucp_poll_ifunc with the reply set up by 'R' as target_args
@@ -145,6 +146,20 @@ int main(int argc, char **argv)
             put_u64(ok, poll_errors);
             put_u64(ok, uint64_t(last_error));
             break;
+        case 'M': {
+            uint64_t llvm = 0, module = 0;
+            if (FILE *maps = fopen("/proc/self/maps", "r")) {
+                char line[4096];
+                while (fgets(line, sizeof(line), maps)) {
+                    if (strstr(line, "/libLLVM")) ++llvm;
+                    if (strstr(line, "/libxrdma_jit")) ++module;
+                }
+                fclose(maps);
+            }
+            put_u64(ok, llvm);
+            put_u64(ok, module);
+            break;
+        }
         case 'Q':
             if (pong) {
                 ucp_ifunc_msg_free(reply.msg);

@@ -153,6 +153,22 @@ protected:
         expect_add(add, rank, 40, 2);
         EXPECT_TRUE(c->peer_alive(rank));
     }
+    // Start one target with @p knob=@p value and ship it bitcode (add_u64 1+2).
+    Result bitcode_under(const char *knob, const char *value)
+    {
+        setenv(knob, value, 1);
+        start(1);
+        unsetenv(knob);
+        uint64_t args[2] = {1, 2};
+        return c->invoke(reg_mem(bitcode_only(), "add_u64"), 1, args, sizeof(args));
+    }
+    // The target is alive and still runs native code.
+    void expect_native_serving(int rank)
+    {
+        EXPECT_TRUE(c->peer_alive(rank));
+        expect_add(reg_mem(basic_with({*find_part(basic, PartKind::native_elf, xrdma::host_triple())}), "add_u64"),
+                   rank, 5, 6);
+    }
     // Invoke add_u64 of an image with one bad bitcode part for the host.
     Result invoke_bad(const std::vector<uint8_t> &bitcode, const std::string &label)
     {
@@ -193,6 +209,40 @@ TEST_P(Jit, BitcodeOnlyImageRunsEverywhere)
     }
     EXPECT_EQ(1u, peer_jit(1).compiles) << "one image, one compile";
     EXPECT_EQ(1u, peer_jit(2).compiles);
+}
+
+// LLVM is mapped only by a process that received bitcode (issue 15): the
+// JIT module is loaded on first need.
+TEST_P(Jit, LlvmIsMappedOnlyOnceBitcodeArrives)
+{
+    start(1);
+    using Maps = std::pair<uint64_t, uint64_t>;
+    auto mapped = [&] {
+        auto ans = c->ctrl(1, {'M'});
+        EXPECT_EQ(ans.size(), 17u);
+        return ans.size() == 17 ? Maps(get_u64(&ans[1]), get_u64(&ans[9])) : Maps(~0ull, ~0ull);
+    };
+    const Maps none(0, 0);
+    EXPECT_EQ(none, mapped()) << "(libLLVM, libxrdma_jit) mappings of a fresh target";
+    ucx_ifunc_h native = reg_mem(basic_with({*find_part(basic, PartKind::native_elf, xrdma::host_triple())}), "add_u64");
+    expect_add(native, 1, 1, 2);
+    EXPECT_EQ(none, mapped()) << "a native X-op maps no LLVM";
+    expect_add(reg_mem(bitcode_only(), "add_u64"), 1, 3, 4);
+    auto after = mapped();
+    EXPECT_GT(after.first, 0u) << "bitcode loads libLLVM";
+    EXPECT_GT(after.second, 0u) << "through the JIT module";
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+// Without its JIT module a target refuses bitcode with a readable link
+// error, and keeps serving native code.
+TEST_P(Jit, MissingJitModuleIsALinkError)
+{
+    Result r = bitcode_under("XRDMA_JIT_MODULE", "/nonexistent/libxrdma_jit.so");
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("cannot compile bitcode")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("/nonexistent/libxrdma_jit.so")) << r.message;
+    expect_native_serving(1);
 }
 
 TEST_P(Jit, NativePartForForeignTripleForcesJit)
@@ -417,6 +467,53 @@ TEST_P(Jit, InvalidIrIsRejected)
     EXPECT_NE(std::string::npos, r.message.find("invalid IR")) << r.message;
     EXPECT_NE(std::string::npos, r.message.find("dominate")) << "the verifier's reason: " << r.message;
     expect_serving(1);
+}
+
+// Bitcode is compiled in a helper process (issue 15): an LLVM abort, a
+// compile past XRDMA_JIT_TIMEOUT or past XRDMA_JIT_MEMORY_LIMIT ends only
+// that image, with a readable error, and the target keeps serving; a helper
+// that died is started again for the next image.
+TEST_P(Jit, LlvmAbortFailsOnlyThatImage)
+{
+    if (xrdma::host_triple() != "x86_64-linux-gnu") GTEST_SKIP() << "the aborting IR is x86-64's";
+    start(1);
+    std::string path = builddir() + "/tests/plugin/ifuncs/llvm_abort.bc";
+    std::vector<uint8_t> bc = read_file(path);
+    ASSERT_FALSE(bc.empty()) << path;
+    Result r = invoke_bad(bc, xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("signal 6")) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("Unsupported library call operation")) << "LLVM's words: " << r.message;
+    EXPECT_TRUE(c->peer_alive(1));
+    expect_serving(1);  // bitcode again: a new helper compiles it
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+TEST_P(Jit, CompileTimeoutStopsTheCompiler)
+{
+    Result r = bitcode_under("XRDMA_JIT_TIMEOUT", "0.001");  // less than the helper takes to start
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("XRDMA_JIT_TIMEOUT=0.001")) << r.message;
+    expect_native_serving(1);
+}
+
+TEST_P(Jit, CompileMemoryLimitFailsTheImage)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "the helper's address space is not limited in sanitizer builds";
+#endif
+    Result r = bitcode_under("XRDMA_JIT_MEMORY_LIMIT", "32");  // MiB: not even enough to map libLLVM
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("bitcode compiler")) << r.message;
+    expect_native_serving(1);
+}
+
+TEST_P(Jit, CompilesInProcessWithoutHelper)
+{
+    Result r = bitcode_under("XRDMA_JIT_HELPER", "none");
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(3u, as_u64(r.reply));
+    EXPECT_EQ(1u, peer_jit(1).compiles);
 }
 
 TEST_P(Jit, UnresolvedSymbolIsLinkError)

@@ -240,6 +240,15 @@ void ucx_ifunc_ctx_replace_forward_prefix(struct xrdma_ctx *x, const void *prefi
  * of running or answering it; the dispatch hook then returns non-zero.
  */
 void ucx_ifunc_ctx_fail(struct xrdma_ctx *x, ucx_ifunc_status_t status, const char *message);
+/**
+ * For runtime functions of the layer above (xrdma_target() ...): copy @p n
+ * bytes between memory the injected function handed over and the layer's own
+ * (e.g. store through an output pointer). Returns 0, or -1 if either range
+ * is not accessible: the fault stops only this copy. A runtime function
+ * checks what it is handed this way, since a fault inside it is not
+ * contained (xrdma_ifunc(3)).
+ */
+int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n);
 
 /**
  * Validate an image without a context: the status image_parse gives, plus

@@ -141,6 +141,10 @@ using xrdma::mpi::WinKind;
 
 namespace {
 OpView *view_of(xrdma_ctx_t *x) { return static_cast<OpView *>(ucx_ifunc_ctx_layer(x)); }
+
+// Store a size through the ifunc's pointer; false if it cannot be written
+// (a fault inside a runtime call is not contained: check instead).
+bool store_size(size_t *bytes, size_t n) { return !bytes || ucx_ifunc_copy_checked(bytes, &n, sizeof(n)) == 0; }
 }  // namespace
 
 extern "C" {
@@ -148,28 +152,27 @@ extern "C" {
 void *xrdma_target(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (bytes) *bytes = v ? v->region_bytes : 0;
+    if (!store_size(bytes, v ? v->region_bytes : 0)) return nullptr;
     return v ? v->region : nullptr;
 }
 
 const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (bytes) *bytes = v ? v->incoming_len : 0;
+    if (!store_size(bytes, v ? v->incoming_len : 0)) return nullptr;
     return v ? v->incoming : nullptr;
 }
 
 void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (bytes) *bytes = 0;
-    if (!v) return nullptr;
+    if (!store_size(bytes, 0) || !v) return nullptr;
     if (v->w->kind == WinKind::dynamic) {
         if (v->w->attached.empty()) return nullptr;
-        if (bytes) *bytes = v->w->attached.front().second;
+        store_size(bytes, v->w->attached.front().second);
         return reinterpret_cast<void *>(v->w->attached.front().first);
     }
-    if (bytes) *bytes = v->bytes;
+    store_size(bytes, v->bytes);
     return v->base;
 }
 

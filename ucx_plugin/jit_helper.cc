@@ -1,0 +1,361 @@
+// The compile helper process: both sides of its socket (jit_helper.h).
+//
+// Requests and answers on one AF_UNIX stream socket (the helper's stdin):
+//   request  u32 magic 'XJH1', u32 opt level, u32 |what|, u64 |bitcode|, what, bitcode
+//   answer   i32 status, u32 |why|, u64 |object|, why, object
+// The helper's stderr is a pipe the target reads while it waits: what LLVM
+// printed before it aborted ends up in the op's error message.
+#include "jit_helper.h"
+
+#include "config.h"
+#include "log.h"
+#include "xrdma_config.h"
+#include "xrdma_ifunc.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <mutex>
+#include <poll.h>
+#include <spawn.h>
+#include <string>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+namespace xrdma {
+
+namespace {
+
+constexpr uint32_t kMagic = 0x31484a58;           // "XJH1"
+constexpr uint64_t kMaxBytes = uint64_t(1) << 31;  // per bitcode or object
+constexpr const char kHelperFile[] = "xrdma-jit-helper";
+
+// ---- both sides ------------------------------------------------------
+
+bool send_all(int fd, const void *p, size_t n)
+{
+    const char *c = static_cast<const char *>(p);
+    while (n) {
+        ssize_t k = send(fd, c, n, MSG_NOSIGNAL);  // a dead helper: EPIPE, not SIGPIPE
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        c += k;
+        n -= size_t(k);
+    }
+    return true;
+}
+
+void put(std::string *out, const void *p, size_t n) { out->append(static_cast<const char *>(p), n); }
+
+// ---- the helper's side -----------------------------------------------
+
+bool read_all(int fd, void *p, size_t n)
+{
+    char *c = static_cast<char *>(p);
+    while (n) {
+        ssize_t k = read(fd, c, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        c += k;
+        n -= size_t(k);
+    }
+    return true;
+}
+
+// ---- the target's side -------------------------------------------------
+
+double now()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+std::string dir_of(const void *addr)
+{
+    Dl_info info{};
+    if (!dladdr(const_cast<void *>(addr), &info) || !info.dli_fname) return "";
+    std::string p = info.dli_fname;
+    size_t slash = p.rfind('/');
+    return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+std::string file_of(const void *addr)
+{
+    Dl_info info{};
+    return dladdr(const_cast<void *>(addr), &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+class Helper {
+public:
+    ucx_ifunc_status_t compile(const uint8_t *bc, size_t size, unsigned opt, const std::string &what,
+                               std::string *object, std::string *why)
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == pid_) {  // died since (killed from outside)
+            pid_ = -1;
+            stop();
+        }
+        if (pid_ < 0) {
+            ucx_ifunc_status_t st = start(why);
+            if (st != UCX_IFUNC_OK) return st;
+        }
+        std::string req;
+        uint32_t hdr[3] = {kMagic, opt, uint32_t(what.size())};
+        uint64_t n = size;
+        put(&req, hdr, sizeof(hdr));
+        put(&req, &n, sizeof(n));
+        req += what;
+        err_tail_.clear();
+        if (!send_all(fd_, req.data(), req.size()) || !send_all(fd_, bc, size))
+            return died("while receiving " + what, why);
+        const double limit = atof(config_get("XRDMA_JIT_TIMEOUT"));
+        const double deadline = limit > 0 ? now() + limit : 0;
+        std::string ans;
+        size_t want = 16;  // status, |why|, |object|
+        bool have_header = false;
+        while (ans.size() < want) {
+            int wait_ms = -1;
+            if (deadline > 0) {
+                double left = deadline - now();
+                if (left <= 0) {
+                    stop();
+                    *why = "compiling " + what + " took longer than XRDMA_JIT_TIMEOUT=" +
+                           config_get("XRDMA_JIT_TIMEOUT") + " s: the compiler was stopped";
+                    return UCX_IFUNC_ERR_BAD_CODE;
+                }
+                wait_ms = int(left * 1000) + 1;
+            }
+            struct pollfd pf[2] = {{fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+            int r = poll(pf, 2, wait_ms);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) return died("while compiling " + what, why);
+            if (pf[1].revents) drain_stderr();
+            if (!pf[0].revents) continue;
+            char buf[65536];
+            ssize_t k = recv(fd_, buf, std::min(sizeof(buf), want - ans.size()), 0);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) return died("while compiling " + what, why);
+            ans.append(buf, size_t(k));
+            if (!have_header && ans.size() >= 16) {
+                uint32_t why_len;
+                uint64_t obj_len;
+                memcpy(&why_len, ans.data() + 4, 4);
+                memcpy(&obj_len, ans.data() + 8, 8);
+                if (why_len > 65536 || obj_len > kMaxBytes) return died("(malformed answer)", why);
+                want = 16 + size_t(why_len) + size_t(obj_len);
+                have_header = true;
+            }
+        }
+        int32_t status;
+        uint32_t why_len;
+        memcpy(&status, ans.data(), 4);
+        memcpy(&why_len, ans.data() + 4, 4);
+        if (status != UCX_IFUNC_OK) {
+            why->assign(ans, 16, why_len);
+            return ucx_ifunc_status_t(status);
+        }
+        object->assign(ans, 16 + why_len, std::string::npos);
+        return UCX_IFUNC_OK;
+    }
+
+private:
+    // Where the helper program is: XRDMA_JIT_HELPER, else beside this module
+    // (installed: both in pkglibdir) or one folder up (the build tree, where
+    // the module is in .libs), else the configured pkglibdir.
+    std::string helper_path(std::string *tried)
+    {
+        std::string env = config_get("XRDMA_JIT_HELPER");
+        if (!env.empty()) return env;
+        std::string dir = dir_of(reinterpret_cast<const void *>(&jit_helper_compile));
+        std::vector<std::string> candidates;
+        if (!dir.empty()) {
+            candidates.push_back(dir + "/" + kHelperFile);
+            candidates.push_back(dir + "/../" + kHelperFile);
+        }
+        candidates.push_back(std::string(XRDMA_PKGLIBDIR) + "/" + kHelperFile);
+        for (const std::string &c : candidates) {
+            if (access(c.c_str(), X_OK) == 0) return c;
+            *tried += (tried->empty() ? "" : ", ") + c;
+        }
+        return "";
+    }
+
+    ucx_ifunc_status_t start(std::string *why)
+    {
+        std::string tried;
+        const std::string path = helper_path(&tried);
+        if (path.empty()) {
+            *why = "cannot compile bitcode: the compile helper " + std::string(kHelperFile) +
+                   " is not installed (looked for " + tried + "; XRDMA_JIT_HELPER names it)";
+            return UCX_IFUNC_ERR_LINK;
+        }
+        // The helper loads this library and this module as they are here.
+        const std::string lib = file_of(reinterpret_cast<const void *>(&xrdma_reply));
+        const std::string module = file_of(reinterpret_cast<const void *>(&jit_helper_compile));
+        unsigned long long mib = config_get_ull("XRDMA_JIT_MEMORY_LIMIT");
+        int sv[2], ep[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+            *why = std::string("cannot start the compile helper: socketpair: ") + strerror(errno);
+            return UCX_IFUNC_ERR_LINK;
+        }
+        if (pipe2(ep, O_CLOEXEC) != 0) {
+            *why = std::string("cannot start the compile helper: pipe: ") + strerror(errno);
+            close(sv[0]);
+            close(sv[1]);
+            return UCX_IFUNC_ERR_LINK;
+        }
+        // posix_spawn (a vfork, no copy of the target's page tables, nothing
+        // of the target runs in the child); the helper limits itself and
+        // arranges to die with the target (jit_helper_main.cc): with the
+        // thread that started it, in fact, so a helper started by a thread
+        // that has ended since is found dead and started again.
+        const std::string limit = std::to_string(mib), parent = std::to_string(getpid());
+        const char *argv[] = {path.c_str(), lib.c_str(), module.c_str(), limit.c_str(), parent.c_str(), nullptr};
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
+        posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+        posix_spawn_file_actions_addclosefrom_np(&fa, 3);  // none of the target's sockets
+        pid_t pid = -1;
+        int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, const_cast<char *const *>(argv), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(sv[1]);
+        close(ep[1]);
+        if (rc != 0) {
+            *why = "cannot start the compile helper " + path + ": " + strerror(rc);
+            close(sv[0]);
+            close(ep[0]);
+            return UCX_IFUNC_ERR_LINK;
+        }
+        fcntl(ep[0], F_SETFL, O_NONBLOCK);
+        pid_ = pid;
+        fd_ = sv[0];
+        err_fd_ = ep[0];
+        XRDMA_DEBUG("started the compile helper %s (pid %d)", path.c_str(), int(pid));
+        return UCX_IFUNC_OK;
+    }
+
+    void drain_stderr()
+    {
+        char buf[4096];
+        ssize_t k;
+        while ((k = read(err_fd_, buf, sizeof(buf))) > 0) {
+            err_tail_.append(buf, size_t(k));
+            if (err_tail_.size() > 2048) err_tail_.erase(0, err_tail_.size() - 2048);
+        }
+    }
+
+    // Kill and reap the helper (if running) and close its descriptors;
+    // returns its wait status (-1: none).
+    int stop()
+    {
+        int status = -1;
+        if (pid_ > 0) {
+            kill(pid_, SIGKILL);
+            while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+            }
+        }
+        if (err_fd_ >= 0) drain_stderr();
+        if (fd_ >= 0) close(fd_);
+        if (err_fd_ >= 0) close(err_fd_);
+        pid_ = -1;
+        fd_ = err_fd_ = -1;
+        return status;
+    }
+
+    ucx_ifunc_status_t died(const std::string &when, std::string *why)
+    {
+        // It may still be writing its last words: give it a moment to exit.
+        for (int i = 0; i < 100 && pid_ > 0; ++i) {
+            int st;
+            if (waitpid(pid_, &st, WNOHANG) == pid_) {
+                pid_ = -1;
+                stop();
+                return report(st, when, why);
+            }
+            usleep(1000);
+        }
+        return report(stop(), when, why);
+    }
+
+    ucx_ifunc_status_t report(int status, const std::string &when, std::string *why)
+    {
+        std::string how = "died";
+        if (status != -1 && WIFSIGNALED(status)) {
+            int s = WTERMSIG(status);
+            how = "was killed by signal " + std::to_string(s) + " (" + strsignal(s) + ")";
+        } else if (status != -1 && WIFEXITED(status)) {
+            how = "exited with status " + std::to_string(WEXITSTATUS(status));
+        }
+        std::string last = err_tail_;
+        while (!last.empty() && (last.back() == '\n' || last.back() == ' ')) last.pop_back();
+        size_t nl = last.rfind('\n');
+        if (nl != std::string::npos && last.size() - nl < 40 && nl > 0) nl = last.rfind('\n', nl - 1);
+        if (nl != std::string::npos) last.erase(0, nl + 1);
+        for (char &c : last)
+            if (c == '\n') c = ' ';
+        *why = "the bitcode compiler " + how + " " + when + (last.empty() ? "" : ": " + last) +
+               " (it is started again for the next image)";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+
+    std::mutex mu_;
+    pid_t pid_ = -1;
+    int fd_ = -1, err_fd_ = -1;
+    std::string err_tail_;
+};
+
+Helper &the_helper()
+{
+    static Helper *h = new Helper;  // never destroyed: the helper dies with us
+    return *h;
+}
+
+}  // namespace
+
+bool jit_helper_enabled() { return strcmp(config_get("XRDMA_JIT_HELPER"), "none") != 0; }
+
+ucx_ifunc_status_t jit_helper_compile(const uint8_t *bitcode, size_t size, unsigned opt_level,
+                                      const std::string &what, std::string *object, std::string *why)
+{
+    if (size > kMaxBytes) {
+        *why = what + " is too large to compile";
+        return UCX_IFUNC_ERR_BAD_CODE;
+    }
+    return the_helper().compile(bitcode, size, opt_level, what, object, why);
+}
+
+int jit_helper_serve(int fd, JitCompileFn compile)
+{
+    for (;;) {
+        uint32_t hdr[3];
+        uint64_t n;
+        if (!read_all(fd, hdr, sizeof(hdr))) return 0;  // the target closed: done
+        if (hdr[0] != kMagic || hdr[2] > 65536 || !read_all(fd, &n, sizeof(n)) || n > kMaxBytes) return 2;
+        std::string what(hdr[2], '\0');
+        std::vector<uint8_t> bc(n);
+        if (!read_all(fd, what.data(), what.size()) || !read_all(fd, bc.data(), bc.size())) return 2;
+        std::string object, why;
+        ucx_ifunc_status_t st = compile(bc.data(), bc.size(), hdr[1], what, &object, &why);
+        if (why.size() > 65536) why.resize(65536);
+        std::string ans;
+        int32_t status = st;
+        uint32_t why_len = uint32_t(st == UCX_IFUNC_OK ? 0 : why.size());
+        uint64_t obj_len = st == UCX_IFUNC_OK ? object.size() : 0;
+        put(&ans, &status, 4);
+        put(&ans, &why_len, 4);
+        put(&ans, &obj_len, 8);
+        if (st != UCX_IFUNC_OK) ans += why;
+        if (!send_all(fd, ans.data(), ans.size())) return 3;
+        if (st == UCX_IFUNC_OK && !send_all(fd, object.data(), object.size())) return 3;
+    }
+}
+
+}  // namespace xrdma

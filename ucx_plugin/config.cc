@@ -32,6 +32,9 @@ static const Knob knobs[] = {
     {"XRDMA_PEER_FAILURE", "auto",
      "Peer failure detection on MPI-layer endpoints: on, off, or auto (only to ranks on other hosts; "
      "UCX detects failures over TCP, not shared memory). Operations to a failed peer end with MPIX_ERR_PEER."},
+    {"XRDMA_MAX_WINDOWS", "32736",
+     "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
+     "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

@@ -95,6 +95,16 @@ MPI_BITCODE_TESTS = \
 TESTS += $(MPI_BITCODE_TESTS)
 CLEANFILES += $(MPI_BITCODE_TESTS)
 
+# Many windows, plain MPI results and no XRDMA output (also past a window limit).
+check_PROGRAMS += tests/mpi/test_windows
+tests_mpi_test_windows_SOURCES = tests/mpi/test_windows.c tests/mpi/mpitest.h
+tests_mpi_test_windows_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_windows_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_windows_LDFLAGS = -no-install
+MPI_WINDOW_TESTS = tests/mpi/windows-np2-shm.mpitest tests/mpi/windows-limited-np3-tcp.mpitest
+TESTS += $(MPI_WINDOW_TESTS)
+CLEANFILES += $(MPI_WINDOW_TESTS)
+
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death
 tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpitest.h

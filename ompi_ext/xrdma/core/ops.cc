@@ -141,7 +141,11 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         MPI_Win_call_errhandler(win, err);
         return err;
     };
-    if (!w) return bad(MPI_ERR_WIN);
+    if (!w) {
+        std::string why = window_unavailable(win);
+        if (why.empty()) return bad(MPI_ERR_WIN);
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " + why));
+    }
     if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
         // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
         // MPI's own argument checks and datatype support.

@@ -18,7 +18,11 @@
 namespace xrdma::mpi {
 
 struct Window;
-constexpr int kSlots = 256;  // windows alive at once per process (2 AM ids each)
+// Window slots: 2 UCP AM ids each from 0x40; UCP AM ids are 16 bit and UCX
+// 1.13 grows its handler table to the highest id set (no other limit), so
+// about 32k windows with X-operations can be alive at once per process.
+constexpr int kAmIdBase = 0x40;
+constexpr int kSlots = (0x10000 - kAmIdBase) / 2;
 
 class Runtime {
 public:

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sched.h>
 #include <unistd.h>
@@ -13,18 +14,33 @@ namespace xrdma::mpi {
 
 namespace {
 
-// The lowest window slot free at every rank of @p comm (-1 if none).
-int agree_on_slot(Runtime &rt, MPI_Comm comm)
+// The lowest window slot free at every rank of @p comm (-1 if none, or if
+// @p usable is false at any rank). Only the words up to the highest slot in
+// use anywhere travel: a few windows cost two small allreduces.
+int agree_on_slot(Runtime &rt, MPI_Comm comm, bool usable)
 {
-    constexpr int words = kSlots / 64;
-    uint64_t used[words] = {0}, all[words];
-    for (int i = 0; i < kSlots; ++i)
-        if (rt.slots[size_t(i)]) used[i / 64] |= 1ull << (i % 64);
-    PMPI_Allreduce(used, all, words, MPI_UINT64_T, MPI_BOR, comm);
-    for (int i = 0; i < kSlots; ++i)
-        if (!(all[i / 64] & (1ull << (i % 64)))) return i;
+    int mine[2] = {0, usable ? 0 : 1}, all_hi[2];  // {highest used slot + 1, any unusable}
+    for (int i = kSlots - 1; i >= 0; --i)
+        if (rt.slots[size_t(i)]) {
+            mine[0] = i + 1;
+            break;
+        }
+    PMPI_Allreduce(mine, all_hi, 2, MPI_INT, MPI_MAX, comm);
+    if (all_hi[1]) return -1;
+    int words = all_hi[0] / 64 + 1;
+    std::vector<uint64_t> used(size_t(words), 0), all(size_t(words), 0);
+    for (int i = 0; i < all_hi[0]; ++i)
+        if (rt.slots[size_t(i)]) used[size_t(i / 64)] |= 1ull << (i % 64);
+    PMPI_Allreduce(used.data(), all.data(), words, MPI_UINT64_T, MPI_BOR, comm);
+    int limit = int(std::min<unsigned long long>(config_get_ull("XRDMA_MAX_WINDOWS"), kSlots));
+    for (int i = 0; i < words * 64 && i < limit; ++i)
+        if (!(all[size_t(i / 64)] & (1ull << (i % 64)))) return i;
     return -1;
 }
+
+// Windows XRDMA could not set up, with the reason an X-op on them reports.
+// Such a window is still a working MPI window: its creation succeeded.
+std::unordered_map<MPI_Win, std::string> g_unavailable;
 
 }  // namespace
 
@@ -38,9 +54,14 @@ Window *window_find(MPI_Win win)
 int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, int disp_unit)
 {
     Runtime &rt = Runtime::get();
-    int rc = rt.start();
-    if (rc != MPI_SUCCESS) return rc;
+    bool started = rt.start() == MPI_SUCCESS;
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    // A plain MPI call keeps its result: without XRDMA state the window
+    // works as without XRDMA, and only X-ops on it report why.
+    auto unavailable = [&](const std::string &why) {
+        g_unavailable[win] = why;
+        return MPI_SUCCESS;
+    };
     auto w = std::make_unique<Window>();
     w->win = win;
     PMPI_Comm_dup(comm, &w->comm);
@@ -50,11 +71,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->base = static_cast<char *>(base);
     w->bytes = bytes;
     w->disp_unit = disp_unit;
-    w->slot = agree_on_slot(rt, w->comm);
+    w->slot = agree_on_slot(rt, w->comm, started);
     if (w->slot < 0) {
-        XRDMA_ERROR("more than %d windows with X-operations at once", kSlots);
         PMPI_Comm_free(&w->comm);
-        return MPI_ERR_NO_MEM;
+        return unavailable(started ? "more than " + std::string(config_get("XRDMA_MAX_WINDOWS")) +
+                                         " windows with X-operations alive at once"
+                                   : "XRDMA could not start UCX in some rank of the window");
     }
     ucx_ifunc_context_params_t cp{};
     cp.worker = rt.worker;
@@ -63,10 +85,15 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.user_ptr = w.get();
     cp.dispatch = window_dispatch;
     cp.dispatch_arg = w.get();
-    cp.am_id = uint16_t(0x40 + 2 * w->slot);
-    if (ucx_ifunc_context_create(&cp, &w->ctx) != UCX_IFUNC_OK) {
+    cp.am_id = uint16_t(kAmIdBase + 2 * w->slot);
+    // Every rank learns whether all could create theirs: none goes on alone
+    // into the collectives below.
+    int ok = ucx_ifunc_context_create(&cp, &w->ctx) == UCX_IFUNC_OK, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    if (!all_ok) {
+        if (ok) ucx_ifunc_context_destroy(w->ctx);
         PMPI_Comm_free(&w->comm);
-        return MPI_ERR_OTHER;
+        return unavailable("the X-operation context could not be created in some rank of the window");
     }
     rt.slots.set(size_t(w->slot));
 
@@ -104,7 +131,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
         bool remote = strncmp(&hosts[size_t(i) * sizeof(host)], host, sizeof(host)) != 0;
         bool detect = mode == "on" || (mode == "auto" && remote);
         w->eps[size_t(i)] = rt.ep_to(a, detect);
-        if (!w->eps[size_t(i)]) return MPI_ERR_OTHER;
+        if (!w->eps[size_t(i)]) {
+            ucx_ifunc_context_destroy(w->ctx);
+            rt.slots.reset(size_t(w->slot));
+            PMPI_Comm_free(&w->comm);
+            return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
+        }
         ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
     }
     w->pending.assign(size_t(w->size), 0);
@@ -153,6 +185,7 @@ int window_teardown(MPI_Win win)
     Window *w;
     {
         std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        g_unavailable.erase(win);
         w = window_find(win);
         if (!w) return MPI_SUCCESS;
     }
@@ -167,6 +200,12 @@ int window_teardown(MPI_Win win)
     rt.windows.erase(win);
     delete w;
     return err;
+}
+
+std::string window_unavailable(MPI_Win win)
+{
+    auto it = g_unavailable.find(win);
+    return it == g_unavailable.end() ? std::string() : it->second;
 }
 
 ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)

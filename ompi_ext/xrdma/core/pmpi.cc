@@ -6,8 +6,6 @@
 #include "runtime.h"
 #include "window.h"
 
-#include <sched.h>
-
 using namespace xrdma::mpi;
 
 namespace {
@@ -152,23 +150,26 @@ int MPI_Win_fence(int assert_, MPI_Win win)
 }
 // A PSCW target waits here while its origins complete their X-ops on it.
 // osc ucx's MPI_Win_wait spins on its own worker without Open MPI's progress
-// engine, so it would never run their code: wait by testing, and serve.
+// engine, so it would never run their code: wait by testing (MPI_Win_test
+// runs opal_progress, whose hook serves X-ops), and serve. The origins may
+// X-op without telling the target first, so a window XRDMA serves cannot
+// skip this; instead the loop costs what osc ucx's own spin costs: no second
+// progress pass, and no yield per idle test (with mpi_yield_when_idle,
+// opal_progress would give the core away on every idle call, which made
+// plain PSCW 1.3-1.9x slower) unless ranks outnumber cores, where a spinning
+// target must yield to its origins (when idle).
 int MPI_Win_wait(MPI_Win win)
 {
+    Runtime &rt = Runtime::get();
     {
-        std::lock_guard<std::recursive_mutex> guard(Runtime::get().mu);
+        std::lock_guard<std::recursive_mutex> guard(rt.mu);
         if (!window_find(win)) return PMPI_Win_wait(win);
     }
+    bool before = progress_yield_when_idle(rt.oversubscribed);
     int flag = 0, rc;
-    unsigned idle = 0;
     while ((rc = PMPI_Win_test(win, &flag)) == MPI_SUCCESS && !flag) {
-        if (Runtime::get().try_progress())
-            idle = 0;
-        else if (++idle >= Runtime::get().spin_before_yield()) {
-            sched_yield();
-            idle = 0;
-        }
     }
+    progress_yield_when_idle(before);
     return rc;
 }
 

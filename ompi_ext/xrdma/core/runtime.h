@@ -65,4 +65,9 @@ private:
     void thread_main();
 };
 
+// progress_hook.cc: whether opal_progress() yields the processor when it
+// found nothing to do (mpirun --mca mpi_yield_when_idle); returns the setting
+// it replaces.
+bool progress_yield_when_idle(bool yield);
+
 }  // namespace xrdma::mpi

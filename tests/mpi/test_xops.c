@@ -295,6 +295,18 @@ static void test_requests(void)
     MPIX_Rxget(&s, 1, MPI_INT64_T, t, disp(t, 0), 4, MPI_INT64_T, f_sum, NULL, 0, win, &r);
     while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     CHECK(s == want + 5, "rxget after rxinvoke: %ld", (long)s);
+    /* The reply's length in the status: 8 bytes from sum, and from a filter
+     * the 3 of 8 words above its limit. */
+    int cnt = -1;
+    CHECK(MPI_Get_count(&st[0], MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 8, "rxget reply bytes: %d", cnt);
+    CHECK(MPI_Get_count(&st[0], MPI_INT64_T, &cnt) == MPI_SUCCESS && cnt == 1, "rxget reply count: %d", cnt);
+    int64_t above[8], lim = init_value(t, 4);
+    MPI_Status fst;
+    MPIX_Rxget(above, 8, MPI_INT64_T, t, disp(t, 1), 7, MPI_INT64_T, f_filter, &lim, 8, win, &r); /* words 1-7 */
+    CHECK(MPI_Wait(&r, &fst) == MPI_SUCCESS, "rxget filter");
+    CHECK(MPI_Get_count(&fst, MPI_INT64_T, &cnt) == MPI_SUCCESS && cnt == 3, "filter reply count: %d", cnt);
+    CHECK(MPI_Get_elements(&fst, MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 24, "filter reply bytes: %d", cnt);
+    CHECK(cnt == 24 && above[0] == init_value(t, 5) && above[2] == init_value(t, 7), "filter reply");
     MPI_Win_unlock_all(win);
 }
 

@@ -32,6 +32,9 @@ static const Knob knobs[] = {
     {"XRDMA_PEER_FAILURE", "auto",
      "Peer failure detection on MPI-layer endpoints: on, off, or auto (only to ranks on other hosts; "
      "UCX detects failures over TCP, not shared memory). Operations to a failed peer end with MPIX_ERR_PEER."},
+    {"XRDMA_LOG_RATE", "10",
+     "Lines a second injected code may print with xrdma_log() in one process (bursts of as many); lines past it "
+     "are dropped and counted. 0: xrdma_log() prints nothing."},
     {"XRDMA_MAX_WINDOWS", "32736",
      "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
      "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},

@@ -17,6 +17,7 @@ namespace {
 const char *const kRuntime[] = {
     "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
     "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
+    "xrdma_log",  // rate-limited (XRDMA_LOG_RATE)
     // string/memory
     "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
     "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",

@@ -364,7 +364,7 @@ static void test_errors(void)
     /* Argument errors, reported at once through the window's handler. */
     CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, NULL), "bad rank");
     CHECK(mt_error_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT, NULL), "bad count");
-    CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, NULL), "null type");
+    CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, "MPIX_Xget: origin datatype: MPI_DATATYPE_NULL"), "null type");
     CHECK(mt_error_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG, NULL), "invoke without code");
     CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
@@ -377,8 +377,16 @@ static void test_errors(void)
     MPI_Type_create_struct(2, bl, dp, tt, &stype);
     MPI_Type_commit(&stype);
     err = MPIX_Xget(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, stype, f_noop, NULL, 0, win);
-    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, NULL), "struct target type refused");
+    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xget: target datatype: MPI_COMBINER_STRUCT with holes is not supported"), "struct target type refused");
     MPI_Type_free(&stype);
+    /* An indexed type with holes, named in the message; one without holes is fine. */
+    MPI_Datatype itype;
+    int ibl[2] = {1, 1}, idp[2] = {0, 2};
+    MPI_Type_indexed(2, ibl, idp, MPI_INT64_T, &itype);
+    MPI_Type_commit(&itype);
+    err = MPIX_Xput(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, itype, f_acc, NULL, 0, win);
+    CHECK(mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xput: target datatype: MPI_COMBINER_INDEXED with holes is not supported"), "indexed with holes refused");
+    MPI_Type_free(&itype);
 
 
     /* Still serving. */

@@ -169,8 +169,14 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     std::vector<Block> &blocks = blocks_scratch;
     blocks.clear();
     if (op != XRDMA_OP_INVOKE) {
-        if (!type_ok(otype) || !type_ok(ttype)) return bad(MPI_ERR_TYPE);
-        if (flatten(ttype, tcount, &blocks) != MPI_SUCCESS) return bad(MPI_ERR_TYPE);
+        for (MPI_Datatype t : {otype, ttype})
+            if (!type_ok(t))
+                return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + (t == otype ? ": origin" : ": target") +
+                                                        " datatype: " +
+                                                        (t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype")));
+        std::string why;
+        if (flatten(ttype, tcount, &blocks, &why) != MPI_SUCCESS)
+            return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + ": target datatype: " + why));
         // Sizes need not match: the ifunc decides what the data means (an
         // Xget may reply 8 bytes about a whole region).
         int osize;

@@ -38,14 +38,28 @@ check "mpicc '$src/tests/install/hello_xrdma.c' -I'$root/include' -L'$root/lib' 
 check "PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' \
        mpicc '$src/tests/install/hello_xrdma.c' \$(PKG_CONFIG_PATH='$root/lib/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$stage' pkg-config --cflags --libs mpix-xrdma) -o hello2" \
       "mpicc app.c \$(pkg-config --cflags --libs mpix-xrdma)"
+# find_package(XRDMA): a tiny CMake project against the staged tree (the
+# package finds its paths from its own place, so no sysroot is needed).
+check "[ -f '$root/lib/cmake/XRDMA/XRDMAConfig.cmake' ]" "installed lib/cmake/XRDMA/XRDMAConfig.cmake"
+cmake_ok=0
+if command -v cmake >/dev/null; then
+    check "cmake -S '$src/tests/install/cmake' -B cmake-build -DCMAKE_PREFIX_PATH='$root' -DCMAKE_C_COMPILER=mpicc \
+           >cmake.log 2>&1 && cmake --build cmake-build >>cmake.log 2>&1 || { tail -20 cmake.log; false; }" \
+          "find_package(XRDMA), XRDMA::mpix_xrdma and xrdma_add_image() build a project" && cmake_ok=1
+else
+    echo "skip - cmake not installed: find_package(XRDMA) not tested"
+fi
 read -ra flags <"$src/scripts/mpirun-flags"
 # A sanitizer build's library needs the ASan/TSan runtime loaded first, which
 # a program built without -fsanitize does not do: preload it for the ranks.
-for exe in hello1 hello2; do
+[ $cmake_ok = 1 ] && cp cmake-build/hello hello3 && cp cmake-build/embedded hello4 && cp cmake-build/sum.xfn cmake-sum.xfn
+for exe in hello1 hello2 hello3 hello4; do
     [ -x "$exe" ] || continue
     preload=""
     rt=$(ldd "./$exe" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
     [ -n "$rt" ] && preload="-x LD_PRELOAD=$rt"
-    check "timeout -k 5 120 mpirun ${flags[*]} $preload -x LD_LIBRARY_PATH -n 2 ./$exe sum.xfn" "$exe runs and its answer checks"
+    img=sum.xfn
+    [ "$exe" = hello3 ] && img=cmake-sum.xfn  # built by xrdma_add_image()
+    check "timeout -k 5 120 mpirun ${flags[*]} $preload -x LD_LIBRARY_PATH -n 2 ./$exe $img" "$exe runs and its answer checks"
 done
 exit $fail

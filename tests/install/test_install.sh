@@ -20,7 +20,7 @@ for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.
 done
 # Only public headers: the core's internal interface stays in the source tree.
 check "[ ! -e '$root/include/xrdma_mpi.h' ]" "internal xrdma_mpi.h is not installed"
-for m in man1/xrdma-cc.1 man1/xrdma_info.1 man3/ucx_ifunc.3 man5/xrdma-image.5; do
+for m in man1/xrdma-cc.1 man1/xrdma_info.1 man3/ucx_ifunc.3 man5/xrdma-image.5 man7/xrdma.7; do
     check "[ -f '$root/share/man/$m' ] && MANWIDTH=80 man -l '$root/share/man/$m' 2>/dev/null | grep -q ." "man page $m renders"
 done
 for m in "$root"/share/man/man3/MPIX_*.3; do

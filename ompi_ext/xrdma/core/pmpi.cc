@@ -6,6 +6,8 @@
 #include "runtime.h"
 #include "window.h"
 
+#include <sched.h>
+
 using namespace xrdma::mpi;
 
 namespace {
@@ -150,14 +152,13 @@ int MPI_Win_fence(int assert_, MPI_Win win)
 }
 // A PSCW target waits here while its origins complete their X-ops on it.
 // osc ucx's MPI_Win_wait spins on its own worker without Open MPI's progress
-// engine, so it would never run their code: wait by testing (MPI_Win_test
-// runs opal_progress, whose hook serves X-ops), and serve. The origins may
-// X-op without telling the target first, so a window XRDMA serves cannot
-// skip this; instead the loop costs what osc ucx's own spin costs: no second
-// progress pass, and no yield per idle test (with mpi_yield_when_idle,
-// opal_progress would give the core away on every idle call, which made
-// plain PSCW 1.3-1.9x slower) unless ranks outnumber cores, where a spinning
-// target must yield to its origins (when idle).
+// engine, so it would never run their code: wait by testing, and serve. The
+// origins may X-op without telling the target first, so a window XRDMA
+// serves cannot skip this; instead the loop costs about what osc ucx's own
+// spin costs: no yield per idle test (with mpi_yield_when_idle, opal_progress
+// in MPI_Win_test gave the core away on every idle call, which made plain
+// PSCW 1.3-1.9x slower) unless ranks outnumber cores, where a spinning target
+// must yield to its origins.
 int MPI_Win_wait(MPI_Win win)
 {
     Runtime &rt = Runtime::get();
@@ -168,6 +169,9 @@ int MPI_Win_wait(MPI_Win win)
     bool before = progress_yield_when_idle(rt.oversubscribed);
     int flag = 0, rc;
     while ((rc = PMPI_Win_test(win, &flag)) == MPI_SUCCESS && !flag) {
+        // osc sm's MPI_Win_test (osc ucx,sm: MPI_Win_allocate on one node)
+        // does not run opal_progress: serve X-ops here too.
+        if (!rt.try_progress() && rt.oversubscribed) sched_yield();
     }
     progress_yield_when_idle(before);
     return rc;

@@ -163,7 +163,9 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep,
                                        void *user_data);
 
 /**
- * Progress the worker and the context: run arrived ifuncs, deliver replies.
+ * Progress the worker and the context: run arrived ifuncs, deliver replies;
+ * also for the other contexts on the same worker, what arrived for them in
+ * this pass (one call serves every context of a worker).
  * @return number of events handled (0 = nothing happened).
  */
 unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);

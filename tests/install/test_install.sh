@@ -62,4 +62,14 @@ for exe in hello1 hello2 hello3 hello4; do
     [ "$exe" = hello3 ] && img=cmake-sum.xfn  # built by xrdma_add_image()
     check "timeout -k 5 120 mpirun ${flags[*]} $preload -x LD_LIBRARY_PATH -n 2 ./$exe $img" "$exe runs and its answer checks"
 done
+# LD_PRELOAD (xrdma(7)): the installed core interposes a plain MPI binary's
+# window calls; the linker script libmpix_xrdma.so cannot be preloaded.
+if mpicc "$src/tests/compare-rma/programs/get_lock.c" -o plain_rma 2>/dev/null; then
+    # (To a file: mpirun dies when a reader closes its output early.)
+    check "timeout -k 5 60 mpirun ${flags[*]} -x LD_LIBRARY_PATH -x LD_DEBUG=bindings \
+           -x LD_PRELOAD='$root/lib/libmpix_xrdma_core.so.0' -n 2 ./plain_rma >preload.log 2>&1 &&
+           grep -q \"libmpix_xrdma_core.so.0 .*normal symbol .MPI_Win_allocate'\" preload.log" \
+          "LD_PRELOAD=libmpix_xrdma_core.so.0 interposes a plain program's MPI_Win_allocate"
+    check "head -c 20 '$root/lib/libmpix_xrdma.so' | grep -q 'GNU ld script'" "libmpix_xrdma.so is the linker script xrdma(7) says"
+fi
 exit $fail

@@ -98,6 +98,21 @@ benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 
+# PSCW latency of plain MPI RMA, built plain and with XRDMA linked (the same
+# source): benchmarks/pscw-ratio runs the two in turn; linking XRDMA must not
+# slow a program that makes no X-op.
+PSCW_PROGS = benchmarks/osu_pscw_latency_plain benchmarks/osu_pscw_latency_xrdma
+noinst_PROGRAMS += $(PSCW_PROGS)
+benchmarks_osu_pscw_latency_plain_SOURCES = benchmarks/osu_pscw_latency.c
+benchmarks_osu_pscw_latency_plain_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+benchmarks_osu_pscw_latency_plain_LDADD = $(MPI_LIBS)
+benchmarks_osu_pscw_latency_plain_LDFLAGS = -no-install
+benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
+benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
+EXTRA_DIST += benchmarks/pscw-ratio
+
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c
 CLEANFILES += $(BENCH_SUITE_IMAGES)
@@ -107,7 +122,7 @@ CLEANFILES += $(BENCH_SUITE_IMAGES)
 # targets (benchmarks/summary). `make plot` alone redraws the charts.
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
-	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT)
+	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \

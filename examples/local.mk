@@ -47,3 +47,16 @@ EXTRA_examples_mpi_filter_DEPENDENCIES = examples/mpi_filter_ifunc.xfn
 MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
+
+# mpi_embedded carries its ifunc inside the program: xrdma-cc --c-array
+# writes the image as a C array that MPIX_Ifunc_load_mem() loads.
+noinst_PROGRAMS += examples/mpi_embedded
+examples_mpi_embedded_SOURCES = examples/mpi_embedded.c
+nodist_examples_mpi_embedded_SOURCES = examples/mpi_embedded_image.c
+examples_mpi_embedded_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_embedded_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_embedded_LDFLAGS = -no-install
+examples/mpi_embedded_image.c: examples/mpi_embedded_ifunc.c tools/xrdma-cc$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --c-array=add_image -I$(top_srcdir)/ucx_plugin/include -o $@ $(srcdir)/examples/mpi_embedded_ifunc.c
+CLEANFILES += examples/mpi_embedded_image.c
+EXTRA_DIST += examples/mpi_embedded_ifunc.c

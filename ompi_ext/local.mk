@@ -17,7 +17,7 @@ MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c \
 lib_LTLIBRARIES += libmpix_xrdma_core.la libmpix_xrdma.la
 libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
-	ompi_ext/xrdma/core/xrdma_mpi.h ompi_ext/xrdma/core/op_wire.h \
+	ompi_ext/xrdma/c/xrdma_mpi.h ompi_ext/xrdma/core/op_wire.h \
 	ompi_ext/xrdma/core/errors.cc ompi_ext/xrdma/core/errors.h \
 	ompi_ext/xrdma/core/datatype.cc ompi_ext/xrdma/core/datatype.h \
 	ompi_ext/xrdma/core/runtime.cc ompi_ext/xrdma/core/runtime.h \
@@ -42,15 +42,15 @@ libmpix_xrdma_la_SOURCES = \
 	ompi_ext/xrdma/c/MPIX_Ifunc_load.c ompi_ext/xrdma/c/MPIX_Ifunc_load_mem.c \
 	ompi_ext/xrdma/c/MPIX_Ifunc_free.c ompi_ext/xrdma/c/MPIX_Xprogress.c \
 	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
-	ompi_ext/xrdma/core/xrdma_mpi.h
+	ompi_ext/xrdma/c/xrdma_mpi.h
 libmpix_xrdma_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 libmpix_xrdma_la_LIBADD = libmpix_xrdma_core.la $(MPI_LIBS)
 libmpix_xrdma_la_LDFLAGS = -version-info 0:0:0
 
-# xrdma_mpi.h is the core's C interface: the Open MPI extension's entry points
-# compile against the installed copy.
-include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h \
-	ompi_ext/xrdma/core/xrdma_mpi.h
+# Only the public API is installed. xrdma_mpi.h, the core's C interface to
+# the MPIX_* entry points, lives beside them in ompi_ext/xrdma/c: an Open MPI
+# built with the extension compiles it from that folder, not from an install.
+include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h
 pkgconfig_DATA += ompi_ext/mpix-xrdma.pc
 EXTRA_DIST += ompi_ext/xrdma/configure.m4 ompi_ext/xrdma/Makefile.am \
 	ompi_ext/xrdma/c/Makefile.am

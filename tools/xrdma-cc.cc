@@ -14,6 +14,7 @@
 #include "loader_jit.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -58,6 +59,10 @@ void usage(FILE *f)
             "  --target=TRIPLE[,TRIPLE...]\n"
             "                 triples to emit bitcode for (default: %s,%s);\n"
             "                 a native part is built for the host triple if it is listed\n"
+            "  --c-array=NAME write the image as C source instead: const unsigned char NAME[]\n"
+            "                 and const size_t NAME_size, for MPIX_Ifunc_load_mem(NAME,\n"
+            "                 NAME_size, ...) in a program that embeds its code\n"
+            "                 (default output: NAME.c)\n"
             "  --showme       print the clang command(s) and exit without running them\n"
             "  -v             print the clang command(s), then run them\n"
             "  -h, --help     print this help\n"
@@ -92,6 +97,7 @@ struct Options {
     std::vector<Source> sources;
     std::vector<std::string> user_flags;  // in command-line order
     std::string output;
+    std::string c_array;  // --c-array=NAME: C source instead of an image file
     bool emit_native = true, emit_bitcode = true;
     std::vector<std::string> targets;  // bitcode triples; default: host, aarch64
     bool showme = false;
@@ -174,6 +180,20 @@ int parse_args(int argc, char **argv, Options *o)
             std::string flag = a.substr(0, 2), v;
             if (!value(flag.c_str(), &v)) return EXIT_USAGE;
             o->user_flags.push_back(flag + v);
+        } else if (starts_with(a, "--c-array")) {
+            std::string v;
+            if (starts_with(a, "--c-array=")) {
+                v = a.substr(10);
+            } else if (a == "--c-array" && i + 1 < argc) {
+                v = argv[++i];
+            }
+            bool ident = !v.empty() && !isdigit(static_cast<unsigned char>(v[0]));
+            for (char c : v) ident = ident && (isalnum(static_cast<unsigned char>(c)) || c == '_');
+            if (!ident) {
+                fprintf(stderr, "%s: --c-array needs a C identifier, got '%s'\n", prog, v.c_str());
+                return EXIT_USAGE;
+            }
+            o->c_array = v;
         } else if (starts_with(a, "--emit=")) {
             std::string v = a.substr(7);
             if (v != "native" && v != "bitcode" && v != "all") {
@@ -225,6 +245,7 @@ int parse_args(int argc, char **argv, Options *o)
         fprintf(stderr, "%s: no source files (see %s --help)\n", prog, prog);
         return EXIT_USAGE;
     }
+    if (o->output.empty() && !o->c_array.empty()) o->output = o->c_array + ".c";
     if (o->output.empty() && !o->sources.empty()) o->output = default_output(o->sources[0].path);
     return -1;
 }
@@ -473,6 +494,33 @@ bool read_file(const std::string &path, std::vector<uint8_t> *out)
     return ok;
 }
 
+// The image as C source: an array a program compiles in and hands to
+// MPIX_Ifunc_load_mem(), so it needs no file at run time.
+std::vector<uint8_t> c_array_source(const Options &o, const std::vector<uint8_t> &image)
+{
+    std::string srcs;
+    for (const Source &s : o.sources) srcs += (srcs.empty() ? "" : " ") + basename_of(s.path);
+    const std::string &n = o.c_array;
+    std::string out = "/* XRDMA image of " + srcs + ", written by xrdma-cc --c-array=" + n +
+                      " (" + std::to_string(image.size()) +
+                      " bytes). Use it with\n"
+                      " *   extern const unsigned char " + n + "[];\n"
+                      " *   extern const size_t " + n + "_size;\n"
+                      " *   MPIX_Ifunc_load_mem(" + n + ", " + n + "_size, \"entry\", &ifunc); */\n"
+                      "#include <stddef.h>\n\n"
+                      "const unsigned char " + n + "[] __attribute__((aligned(16))) = {";
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < image.size(); ++i) {
+        out += i % 16 ? " " : "\n    ";
+        out += "0x";
+        out += hex[image[i] >> 4];
+        out += hex[image[i] & 15];
+        out += ",";
+    }
+    out += "\n};\nconst size_t " + n + "_size = sizeof(" + n + ");\n";
+    return std::vector<uint8_t>(out.begin(), out.end());
+}
+
 // Write atomically: a temporary file beside @p path, renamed over it, so a
 // failed run never leaves a partial image behind.
 bool write_file(const std::string &path, const std::vector<uint8_t> &bytes)
@@ -620,6 +668,7 @@ int build(const Options &o)
         fprintf(stderr, "%s: internal error: built an invalid image: %s\n", prog, why.c_str());
         return EXIT_FAIL;
     }
+    if (!o.c_array.empty()) image = c_array_source(o, image);
     if (!write_file(o.output, image)) return EXIT_FAIL;
     if (o.verbose) {
         std::string list;

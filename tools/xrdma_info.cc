@@ -37,8 +37,9 @@ void usage(FILE *out)
             "Usage: %s [-v] [-d] [-t] [-c] [-a] [-h]\n"
             "Show how XRDMA was built and what it can use on this machine.\n"
             "\n"
-            "  -v  version and build configuration (default)\n"
+            "  -v  version and build configuration\n"
             "  -d  UCX transports and devices, one transport/device per line\n"
+            "      (no option: -v -d)\n"
             "  -t  hardware topology summary and the CPUs this process may use\n"
             "  -c  every XRDMA_* environment knob: meaning, default, value\n"
             "  -a  all of the above\n"
@@ -304,8 +305,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 1;
     }
-    if (!devices && !topology && !config) {
-        version = true;
+    // No option: the build and the transports, what a new user asks first.
+    if (!version && !devices && !topology && !config) {
+        version = devices = true;
     }
 
     // Sections run in a fixed order whatever the order of the options; a

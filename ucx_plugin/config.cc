@@ -48,6 +48,12 @@ static const Knob knobs[] = {
      "Where X-operations run: auto (in the origin process when it can map the target's window memory: "
      "node peers' MPI_Win_allocate/MPI_Win_allocate_shared windows, and the origin's own rank; movable "
      "code only, see xrdma_ifunc(3)) or target (always as a message to the target process)."},
+    {"XRDMA_LOG_RATE", "10",
+     "Lines a second injected code may print with xrdma_log() in one process (bursts of as many); lines past it "
+     "are dropped and counted. 0: xrdma_log() prints nothing."},
+    {"XRDMA_MAX_WINDOWS", "32736",
+     "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
+     "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 using namespace xrdma;
 
@@ -155,6 +156,19 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
     ucp_request_free(request);
 }
 
+// Contexts that a worker pass (through any context of that worker) queued
+// messages for; ucx_ifunc_progress() runs them after its pass.
+std::mutex g_queued_mu;
+std::vector<ucx_ifunc_context *> g_queued;
+
+void mark_queued(ucx_ifunc_context *ctx)
+{
+    std::lock_guard<std::mutex> guard(g_queued_mu);
+    if (ctx->queued_listed) return;
+    ctx->queued_listed = true;
+    g_queued.push_back(ctx);
+}
+
 void handle(ucx_ifunc_context *ctx, Incoming &in)
 {
     if (in.am_id == kAmInvoke)
@@ -210,6 +224,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         in->data = View{in->data_buf.data(), length};
     }
     ctx->incoming.push_back(std::move(in));
+    mark_queued(ctx);
     return UCS_OK;
 }
 
@@ -436,6 +451,10 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
         ucp_worker_progress(ctx->params.worker);
     }
     fail_pending(ctx, nullptr, "context destroyed before the reply arrived");
+    {
+        std::lock_guard<std::mutex> guard(g_queued_mu);
+        g_queued.erase(std::remove(g_queued.begin(), g_queued.end(), ctx), g_queued.end());
+    }
     delete ctx;
 }
 
@@ -459,15 +478,16 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     fail_pending(ctx, ep, "peer failed or unreachable");
 }
 
-unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
+namespace {
+
+// Run what @p ctx has queued (invocations, replies, then batched acks).
+unsigned run_queued(ucx_ifunc_context *ctx)
 {
-    // Called from a completion callback that runs inside UCX's progress (a
-    // message handled in the AM handler): UCX progress must not recurse.
-    if (ctx->in_handler) return 0;
-    ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
-    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
-    ctx->in_progress = false;
-    if (ctx->in_dispatch) return n;
+    if (ctx->in_handler || ctx->in_dispatch) {
+        if (!ctx->incoming.empty()) mark_queued(ctx);  // run it on a later pass
+        return 0;
+    }
+    unsigned n = 0;
     while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
         std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());
         ctx->incoming.pop_front();
@@ -477,7 +497,49 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
         ctx->spare.put(in.release(), cap);
     }
     if (!ctx->acks.empty()) flush_acks(ctx);
+    if (!ctx->incoming.empty()) mark_queued(ctx);  // a large message still arriving
     return n;
+}
+
+// Run what a pass over @p worker queued for its other contexts.
+unsigned run_others(ucp_worker_h worker)
+{
+    std::vector<ucx_ifunc_context *> mine;
+    {
+        std::lock_guard<std::mutex> guard(g_queued_mu);
+        if (g_queued.empty()) return 0;
+        size_t keep = 0;
+        for (ucx_ifunc_context *c : g_queued) {
+            if (c->params.worker == worker) {
+                c->queued_listed = false;
+                mine.push_back(c);
+            } else {
+                g_queued[keep++] = c;
+            }
+        }
+        g_queued.resize(keep);
+    }
+    unsigned n = 0;
+    for (ucx_ifunc_context *c : mine) n += run_queued(c);
+    return n;
+}
+
+}  // namespace
+
+unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
+{
+    // Called from a completion callback that runs inside UCX's progress (a
+    // message handled in the AM handler): UCX progress must not recurse.
+    if (ctx->in_handler) return 0;
+    ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
+    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
+    ctx->in_progress = false;
+    if (ctx->in_dispatch) return n;
+    // This context, then every other one of the worker that the pass queued
+    // messages for: contexts sharing a worker (one per MPI window) cost one
+    // worker pass, not one each.
+    n += run_queued(ctx);
+    return n + run_others(ctx->params.worker);
 }
 
 size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx) { return ctx ? ctx->pending.size() : 0; }

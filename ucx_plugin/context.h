@@ -112,6 +112,7 @@ struct ucx_ifunc_context {
     std::vector<uint8_t> poll_copy;
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
     bool in_handler = false;  // a message is being handled inside UCX's progress
+    bool queued_listed = false;  // in the list of contexts with queued messages (context.cc)
     // Smallest message size an immediate send was refused for (transmit()).
     size_t imm_fail_min = SIZE_MAX;
     unsigned imm_skipped = 0;

@@ -317,6 +317,7 @@ SymbolMap runtime_symbols(LLJIT &j)
     add("xrdma_size", reinterpret_cast<void *>(&xrdma_size));
     add("xrdma_user_ptr", reinterpret_cast<void *>(&xrdma_user_ptr));
     add("xrdma_target_args", reinterpret_cast<void *>(&xrdma_target_args));
+    add("xrdma_log", reinterpret_cast<void *>(&xrdma_log));
     return m;
 }
 

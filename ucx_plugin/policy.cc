@@ -18,6 +18,7 @@ namespace {
 const char *const kRuntime[] = {
     "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
     "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
+    "xrdma_log",  // rate-limited (XRDMA_LOG_RATE)
     // string/memory
     "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
     "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",
@@ -98,6 +99,12 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
     const Policy &p = policy();
     if (p.all) return UCX_IFUNC_OK;
     for (const std::string &s : imports) {
+        // What no loaded object defines cannot link under any policy: say so
+        // (a link error) rather than blame the policy.
+        if (!p.allowed.count(s) && !dlsym(RTLD_DEFAULT, s.c_str())) {
+            *why = "symbol '" + s + "' is defined by no object loaded in this process";
+            return UCX_IFUNC_ERR_LINK;
+        }
         if (p.broken || !p.allowed.count(s)) {
             *why = "symbol '" + s + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
                    (p.broken ? " (allowlist unreadable)" : " (set XRDMA_SYMBOLS=all or list it in an allowlist file)");

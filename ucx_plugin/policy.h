@@ -12,8 +12,9 @@
 
 namespace xrdma {
 
-// UCX_IFUNC_OK, or UCX_IFUNC_ERR_DENIED with @p why naming the first
-// symbol the policy refuses.
+// UCX_IFUNC_OK, UCX_IFUNC_ERR_LINK naming the first symbol no loaded object
+// defines (it could not link under any policy), or UCX_IFUNC_ERR_DENIED
+// with @p why naming the first symbol the policy refuses.
 ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports, std::string *why);
 
 // Whether injected code may make this process load library @p name (a

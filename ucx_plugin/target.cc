@@ -2,11 +2,16 @@
 // forward it; and the runtime API the injected code calls (xrdma_*).
 #include "context.h"
 
+#include "config.h"
 #include "fault.h"
 #include "log.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 using namespace xrdma;
 
@@ -274,6 +279,46 @@ int xrdma_rank(xrdma_ctx_t *x) { return x ? x->exec_rank : -1; }
 int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
 void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
 void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
+
+// Injected code may print, but a loop of prints must not flood the target's
+// output: a token bucket of XRDMA_LOG_RATE lines a second per process.
+int xrdma_log(xrdma_ctx_t *x, const char *fmt, ...)
+{
+    if (!x || !fmt) return -1;
+    static std::mutex mu;
+    static double tokens = -1;
+    static unsigned long long dropped = 0;
+    static auto last = std::chrono::steady_clock::now();
+    static const double rate = double(config_get_ull("XRDMA_LOG_RATE"));
+    unsigned long long was_dropped;
+    {
+        std::lock_guard<std::mutex> guard(mu);
+        auto now = std::chrono::steady_clock::now();
+        if (tokens < 0) tokens = rate;
+        tokens = std::min(rate, tokens + rate * std::chrono::duration<double>(now - last).count());
+        last = now;
+        if (tokens < 1) {
+            ++dropped;
+            return 1;
+        }
+        tokens -= 1;
+        was_dropped = dropped;
+        dropped = 0;
+    }
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '\n') text[n - 1] = 0;
+    int rank = x->context->params.rank;
+    if (was_dropped)
+        fprintf(stderr, "[xrdma rank %d] xrdma_log: %llu lines dropped (XRDMA_LOG_RATE=%s)\n", rank, was_dropped,
+                config_get("XRDMA_LOG_RATE"));
+    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry.c_str(), text);
+    return 0;
+}
 
 void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data = layer_data; }
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }

@@ -21,7 +21,7 @@ AC_DEFUN([OMPI_MPIEXT_xrdma_CONFIG],[
 
     AC_ARG_WITH([xrdma],
         [AS_HELP_STRING([--with-xrdma=DIR],
-                        [XRDMA installation prefix for the xrdma MPI extension (DIR/include/xrdma_mpi.h, DIR/lib/libmpix_xrdma_core); default: $XRDMA_PREFIX])])
+                        [XRDMA installation prefix for the xrdma MPI extension (DIR/include/mpiext_xrdma_c.h, DIR/lib/libmpix_xrdma_core); default: $XRDMA_PREFIX])])
 
     OPAL_VAR_SCOPE_PUSH([xrdma_prefix xrdma_happy xrdma_LDFLAGS_save xrdma_LIBS_save])
     OMPI_MPIEXT_XRDMA_CPPFLAGS=
@@ -39,9 +39,8 @@ AC_DEFUN([OMPI_MPIEXT_xrdma_CONFIG],[
         AC_MSG_CHECKING([for the XRDMA installation])
         AS_IF([test -z "$xrdma_prefix"],
               [AC_MSG_RESULT([not given (--with-xrdma=DIR or XRDMA_PREFIX)])],
-              [test ! -r "$xrdma_prefix/include/xrdma_mpi.h" || \
-               test ! -r "$xrdma_prefix/include/mpiext_xrdma_c.h"],
-              [AC_MSG_RESULT([no ($xrdma_prefix/include/xrdma_mpi.h or mpiext_xrdma_c.h missing)])],
+              [test ! -r "$xrdma_prefix/include/mpiext_xrdma_c.h"],
+              [AC_MSG_RESULT([no ($xrdma_prefix/include/mpiext_xrdma_c.h missing)])],
               [AC_MSG_RESULT([$xrdma_prefix])
                xrdma_happy=1])
 

@@ -13,7 +13,8 @@ EXAMPLE_TESTS = \
 	tests/examples/examples-mpi_accumulate-np3-shm.extest \
 	tests/examples/examples-mpi_accumulate-np3-tcp.extest \
 	tests/examples/examples-mpi_filter-np3-shm.extest \
-	tests/examples/examples-mpi_filter-np3-tcp.extest
+	tests/examples/examples-mpi_filter-np3-tcp.extest \
+	tests/examples/examples-mpi_embedded-np3-shm.extest
 TESTS += $(EXAMPLE_TESTS)
 CLEANFILES += $(EXAMPLE_TESTS)
 EXTRA_DIST += tests/examples/run-example

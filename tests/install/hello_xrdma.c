@@ -1,7 +1,14 @@
-/* Built against an installed XRDMA: one Xget of a sum computed at rank 1. */
+/* Built against an installed XRDMA: one Xget of a sum computed at rank 1.
+ * The image is argv[1], or with XRDMA_EMBEDDED_IMAGE the array sum_array
+ * that xrdma-cc --c-array wrote (the CMake test builds it both ways). */
 #include <mpix_xrdma.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef XRDMA_EMBEDDED_IMAGE
+extern const unsigned char sum_array[];
+extern const size_t sum_array_size;
+#endif
 
 int main(int argc, char **argv)
 {
@@ -17,7 +24,11 @@ int main(int argc, char **argv)
     int ok = 1;
     if (rank == 0) {
         MPIX_Ifunc sum;
+#ifdef XRDMA_EMBEDDED_IMAGE
+        MPIX_Ifunc_load_mem(sum_array, sum_array_size, NULL, &sum);
+#else
         MPIX_Ifunc_load(argv[1], NULL, &sum);
+#endif
         int64_t s = -1;
         MPI_Win_lock_all(0, win);
         MPIX_Xget(&s, 1, MPI_INT64_T, size - 1, 0, 4, MPI_INT64_T, sum, NULL, 0, win);

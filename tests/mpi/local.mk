@@ -153,6 +153,28 @@ MPI_TARGET_TESTS = \
 TESTS += $(MPI_TARGET_TESTS)
 CLEANFILES += $(MPI_TARGET_TESTS)
 
+# Many windows, plain MPI results and no XRDMA output (also past a window limit).
+check_PROGRAMS += tests/mpi/test_windows
+tests_mpi_test_windows_SOURCES = tests/mpi/test_windows.c tests/mpi/mpitest.h
+tests_mpi_test_windows_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_windows_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_windows_LDFLAGS = -no-install
+MPI_WINDOW_TESTS = tests/mpi/windows-np2-shm.mpitest tests/mpi/windows-limited-np3-tcp.mpitest
+TESTS += $(MPI_WINDOW_TESTS)
+CLEANFILES += $(MPI_WINDOW_TESTS)
+
+# xrdma_log() at the target, rate-limited (run-mpitest checks the output).
+check_PROGRAMS += tests/mpi/test_log
+tests_mpi_test_log_SOURCES = tests/mpi/test_log.c tests/mpi/mpitest.h
+tests_mpi_test_log_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_log_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_log_LDFLAGS = -no-install
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/log.xfn
+EXTRA_DIST += tests/mpi/ifuncs/log.c
+MPI_LOG_TESTS = tests/mpi/log-np2-shm.mpitest tests/mpi/log-np3-tcp.mpitest tests/mpi/bitcode/log-np2-shm.mpitest
+TESTS += $(MPI_LOG_TESTS)
+CLEANFILES += $(MPI_LOG_TESTS)
+
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death
 tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpitest.h

@@ -298,6 +298,18 @@ static void test_requests(void)
     MPIX_Rxget(&s, 1, MPI_INT64_T, t, disp(t, 0), 4, MPI_INT64_T, f_sum, NULL, 0, win, &r);
     while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
     CHECK(s == want + 5, "rxget after rxinvoke: %ld", (long)s);
+    /* The reply's length in the status: 8 bytes from sum, and from a filter
+     * the 3 of 8 words above its limit. */
+    int cnt = -1;
+    CHECK(MPI_Get_count(&st[0], MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 8, "rxget reply bytes: %d", cnt);
+    CHECK(MPI_Get_count(&st[0], MPI_INT64_T, &cnt) == MPI_SUCCESS && cnt == 1, "rxget reply count: %d", cnt);
+    int64_t above[8], lim = init_value(t, 4);
+    MPI_Status fst;
+    MPIX_Rxget(above, 8, MPI_INT64_T, t, disp(t, 1), 7, MPI_INT64_T, f_filter, &lim, 8, win, &r); /* words 1-7 */
+    CHECK(MPI_Wait(&r, &fst) == MPI_SUCCESS, "rxget filter");
+    CHECK(MPI_Get_count(&fst, MPI_INT64_T, &cnt) == MPI_SUCCESS && cnt == 3, "filter reply count: %d", cnt);
+    CHECK(MPI_Get_elements(&fst, MPI_BYTE, &cnt) == MPI_SUCCESS && cnt == 24, "filter reply bytes: %d", cnt);
+    CHECK(cnt == 24 && above[0] == init_value(t, 5) && above[2] == init_value(t, 7), "filter reply");
     MPI_Win_unlock_all(win);
 }
 
@@ -355,7 +367,7 @@ static void test_errors(void)
     /* Argument errors, reported at once through the window's handler. */
     CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, NULL), "bad rank");
     CHECK(mt_error_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT, NULL), "bad count");
-    CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, NULL), "null type");
+    CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, "MPIX_Xget: origin datatype: MPI_DATATYPE_NULL"), "null type");
     CHECK(mt_error_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG, NULL), "invoke without code");
     CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
@@ -368,8 +380,16 @@ static void test_errors(void)
     MPI_Type_create_struct(2, bl, dp, tt, &stype);
     MPI_Type_commit(&stype);
     err = MPIX_Xget(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, stype, f_noop, NULL, 0, win);
-    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, NULL), "struct target type refused");
+    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xget: target datatype: MPI_COMBINER_STRUCT with holes is not supported"), "struct target type refused");
     MPI_Type_free(&stype);
+    /* An indexed type with holes, named in the message; one without holes is fine. */
+    MPI_Datatype itype;
+    int ibl[2] = {1, 1}, idp[2] = {0, 2};
+    MPI_Type_indexed(2, ibl, idp, MPI_INT64_T, &itype);
+    MPI_Type_commit(&itype);
+    err = MPIX_Xput(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, itype, f_acc, NULL, 0, win);
+    CHECK(mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xput: target datatype: MPI_COMBINER_INDEXED with holes is not supported"), "indexed with holes refused");
+    MPI_Type_free(&itype);
 
 
     /* Still serving. */

@@ -147,7 +147,7 @@ build_xrdma() {
     # make install, restricted to what gets installed: the libraries,
     # xrdma-cc, headers and man pages, not examples, benchmarks and tests.
     quiet_nice make -j"$jobs" install-exec && quiet_nice make install-data || return 1
-    for f in lib/libmpix_xrdma_core.so include/xrdma_mpi.h include/mpiext_xrdma_c.h bin/xrdma-cc; do
+    for f in lib/libmpix_xrdma_core.so include/mpiext_xrdma_c.h bin/xrdma-cc; do
         [ -e "$xrdma_prefix/$f" ] || { echo "missing after make install: $xrdma_prefix/$f"; return 1; }
     done
 }

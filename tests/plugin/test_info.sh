@@ -49,9 +49,10 @@ expect "-v LLVM version" '^# LLVM version 14\.'
 expect "-v XRDMA version" '^# XRDMA version [0-9]'
 expect "-v hwloc version" '^# hwloc version [0-9]'
 
-# No option means -v.
+# No option means -v -d: versions and transports.
 run
-expect "no option = -v" '^# UCX version 1\.13'
+expect "no option shows versions" '^# UCX version 1\.13'
+expect "no option shows transports" '^tcp/[^[:space:]]+'
 
 # -d: tcp always exists (at least on lo), and one shared-memory transport.
 run -d

@@ -531,6 +531,18 @@ TEST_P(Jit, UnresolvedSymbolIsLinkError)
     expect_serving(1);
 }
 
+TEST_P(Jit, UnresolvedSymbolIsLinkErrorUnderDefaultPolicy)
+{
+    start(1);  // default policy: runtime
+    auto un = parts_of(read_image("unresolved"));
+    const PartSpec *bc = find_part(un, PartKind::llvm_bitcode, xrdma::host_triple());
+    ASSERT_NE(nullptr, bc);
+    Result r = c->invoke(reg_mem(xrdma::image_build(un.entries, {*bc}), "unresolved"), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("xrdma_test_no_such_symbol")) << r.message;
+    expect_serving(1);
+}
+
 TEST_P(Jit, SymbolPolicyAppliesToBitcode)
 {
     char tmpl[] = "/tmp/xrdma-jitpolicy-XXXXXX";

@@ -273,6 +273,21 @@ TEST_P(Plugin, UnresolvedSymbolIsLinkError)
     expect_serving(1);
 }
 
+// Under the default policy too: a symbol nothing defines is a link error,
+// not a refusal (DENIED is for what exists but the policy forbids).
+TEST_P(Plugin, UnresolvedSymbolIsLinkErrorUnderDefaultPolicy)
+{
+    start(1);  // default policy: runtime
+    Result r = c->invoke(reg("unresolved", nullptr), 1, nullptr, 0);
+    EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("'xrdma_test_no_such_symbol' is defined by no object"))
+        << r.message;
+    Result f = c->invoke(reg("forbidden", nullptr), 1, "true", 5);
+    EXPECT_EQ(UCX_IFUNC_ERR_DENIED, f.status) << f.message;
+    EXPECT_NE(std::string::npos, f.message.find("'system'")) << f.message;
+    expect_serving(1);
+}
+
 TEST_P(Plugin, IfuncErrorReturnReachesOrigin)
 {
     start(1);

@@ -198,7 +198,9 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h ifunc, int rank, const voi
                                           void *user_data);
 
 /**
- * Progress the worker and the context: run arrived ifuncs, deliver replies.
+ * Progress the worker and the context: run arrived ifuncs, deliver replies;
+ * also for the other contexts on the same worker, what arrived for them in
+ * this pass (one call serves every context of a worker).
  * @return number of events handled (0 = nothing happened).
  */
 unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);

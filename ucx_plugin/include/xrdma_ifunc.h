@@ -12,7 +12,8 @@
  * never had the ifunc's code installed.
  *
  * The plugin layer (libucx_ifunc) implements xrdma_reply(), xrdma_forward(),
- * xrdma_origin(), xrdma_rank(), xrdma_size() and xrdma_user_ptr(). The MPI
+ * xrdma_origin(), xrdma_rank(), xrdma_size(), xrdma_user_ptr() and
+ * xrdma_log(). The MPI
  * layer (libmpix_xrdma) adds the window accessors xrdma_target(),
  * xrdma_incoming() and xrdma_win_base(); an image that calls them can only be
  * loaded by a target that runs the MPI layer.
@@ -75,6 +76,20 @@ int xrdma_size(xrdma_ctx_t *ctx);
 void *xrdma_user_ptr(xrdma_ctx_t *ctx);
 /** Put-and-poll mode: the target_args the target passed to ucx_ifunc_poll(). */
 void *xrdma_target_args(xrdma_ctx_t *ctx);
+
+/**
+ * Print one line (printf format) on the target's standard error, prefixed
+ * with the target's rank and the entry's name:
+ * "[xrdma rank R ifunc 'entry'] text". Allowed under the default symbol
+ * policy. At most XRDMA_LOG_RATE lines a second per process (bursts of as
+ * many); lines past it are dropped and the next printed line says how many.
+ * @return 0 if printed, 1 if dropped by the rate limit, -1 on bad arguments.
+ */
+int xrdma_log(xrdma_ctx_t *ctx, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ---- MPI layer (libmpix_xrdma) ---- */
 /** Target region of this operation (at target_disp), its size in bytes. */

@@ -6,6 +6,34 @@ namespace xrdma::mpi {
 
 namespace {
 
+const char *combiner_name(int c)
+{
+    switch (c) {
+    case MPI_COMBINER_NAMED: return "a predefined type";
+    case MPI_COMBINER_DUP: return "MPI_COMBINER_DUP";
+    case MPI_COMBINER_CONTIGUOUS: return "MPI_COMBINER_CONTIGUOUS";
+    case MPI_COMBINER_VECTOR: return "MPI_COMBINER_VECTOR";
+    case MPI_COMBINER_HVECTOR: return "MPI_COMBINER_HVECTOR";
+    case MPI_COMBINER_INDEXED: return "MPI_COMBINER_INDEXED";
+    case MPI_COMBINER_HINDEXED: return "MPI_COMBINER_HINDEXED";
+    case MPI_COMBINER_INDEXED_BLOCK: return "MPI_COMBINER_INDEXED_BLOCK";
+    case MPI_COMBINER_HINDEXED_BLOCK: return "MPI_COMBINER_HINDEXED_BLOCK";
+    case MPI_COMBINER_STRUCT: return "MPI_COMBINER_STRUCT";
+    case MPI_COMBINER_SUBARRAY: return "MPI_COMBINER_SUBARRAY";
+    case MPI_COMBINER_DARRAY: return "MPI_COMBINER_DARRAY";
+    case MPI_COMBINER_RESIZED: return "MPI_COMBINER_RESIZED";
+    case MPI_COMBINER_F90_REAL: return "MPI_COMBINER_F90_REAL";
+    case MPI_COMBINER_F90_COMPLEX: return "MPI_COMBINER_F90_COMPLEX";
+    case MPI_COMBINER_F90_INTEGER: return "MPI_COMBINER_F90_INTEGER";
+    }
+    return "an unknown combiner";
+}
+
+// What a refusal says about what is supported.
+constexpr const char *kSupported =
+    "supported at the target: predefined types, MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_hvector "
+    "and MPI_Type_dup of them, and any type without holes";
+
 bool is_named(MPI_Datatype t)
 {
     int ni, na, nd, combiner;
@@ -14,18 +42,27 @@ bool is_named(MPI_Datatype t)
 }
 
 // Append the blocks of one element of @p type, shifted by @p at.
-int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int depth)
+int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int depth, std::string *why)
 {
-    if (depth > 16) return MPI_ERR_TYPE;
+    if (depth > 16) {
+        *why = "nested more than 16 levels deep";
+        return MPI_ERR_TYPE;
+    }
     int ni, na, nd, combiner;
-    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return MPI_ERR_TYPE;
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) {
+        *why = "not a valid datatype";
+        return MPI_ERR_TYPE;
+    }
     auto push = [&](int64_t off, uint64_t len) {
         if (len == 0) return MPI_SUCCESS;
         if (!out->empty() && out->back().offset + int64_t(out->back().len) == off) {
             out->back().len += len;
             return MPI_SUCCESS;
         }
-        if (out->size() >= kMaxBlocks) return MPI_ERR_TYPE;
+        if (out->size() >= kMaxBlocks) {
+            *why = "more than " + std::to_string(kMaxBlocks) + " separate blocks";
+            return MPI_ERR_TYPE;
+        }
         out->push_back(Block{off, len});
         return MPI_SUCCESS;
     };
@@ -35,8 +72,11 @@ int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int dept
         return push(at, uint64_t(size));
     }
     if (combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_VECTOR &&
-        combiner != MPI_COMBINER_HVECTOR && combiner != MPI_COMBINER_DUP)
+        combiner != MPI_COMBINER_HVECTOR && combiner != MPI_COMBINER_DUP) {
+        *why = std::string(combiner_name(combiner)) + (depth ? " inside it" : "") + " with holes is not supported (" +
+               kSupported + ")";
         return MPI_ERR_TYPE;
+    }
     std::vector<int> ints(size_t(ni) + 1);
     std::vector<MPI_Aint> addrs(size_t(na) + 1);
     std::vector<MPI_Datatype> types(size_t(nd) + 1);
@@ -52,11 +92,11 @@ int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int dept
     auto run = [&](int64_t off, int n) {
         if (inner_named && inner_size == extent) return push(off, uint64_t(n) * uint64_t(inner_size));
         int r = MPI_SUCCESS;
-        for (int j = 0; j < n && r == MPI_SUCCESS; ++j) r = flatten_one(inner, off + int64_t(j) * extent, out, depth + 1);
+        for (int j = 0; j < n && r == MPI_SUCCESS; ++j) r = flatten_one(inner, off + int64_t(j) * extent, out, depth + 1, why);
         return r;
     };
     if (combiner == MPI_COMBINER_DUP) {
-        rc = flatten_one(inner, at, out, depth + 1);
+        rc = flatten_one(inner, at, out, depth + 1, why);
     } else if (combiner == MPI_COMBINER_CONTIGUOUS) {
         rc = run(at, ints[0]);
     } else {
@@ -75,12 +115,20 @@ int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int dept
 
 }  // namespace
 
-int flatten(MPI_Datatype type, int count, std::vector<Block> *out)
+int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *why)
 {
+    std::string ignored;
+    if (!why) why = &ignored;
     out->clear();
-    if (type == MPI_DATATYPE_NULL || count < 0) return MPI_ERR_TYPE;
+    if (type == MPI_DATATYPE_NULL || count < 0) {
+        *why = type == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "negative count";
+        return MPI_ERR_TYPE;
+    }
     MPI_Aint lb, extent;
-    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return MPI_ERR_TYPE;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) {
+        *why = "not a valid datatype";
+        return MPI_ERR_TYPE;
+    }
     int size;
     MPI_Type_size(type, &size);
     // A dense type (no holes, no gaps between elements) is one block, whatever
@@ -93,7 +141,7 @@ int flatten(MPI_Datatype type, int count, std::vector<Block> *out)
         return MPI_SUCCESS;
     }
     for (int i = 0; i < count; ++i) {
-        int rc = flatten_one(type, int64_t(i) * extent, out, 0);
+        int rc = flatten_one(type, int64_t(i) * extent, out, 0, why);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;

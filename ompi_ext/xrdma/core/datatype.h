@@ -6,6 +6,7 @@
 #include "op_wire.h"
 
 #include <mpi.h>
+#include <string>
 #include <vector>
 
 namespace xrdma::mpi {
@@ -13,8 +14,9 @@ namespace xrdma::mpi {
 constexpr size_t kMaxBlocks = 65536;
 
 // Blocks of @p count elements of @p type, merged where adjacent. MPI_SUCCESS,
-// or MPI_ERR_TYPE for an unsupported type (or more than kMaxBlocks blocks).
-int flatten(MPI_Datatype type, int count, std::vector<Block> *out);
+// or MPI_ERR_TYPE for an unsupported type (or more than kMaxBlocks blocks),
+// with @p why (if given) saying what is refused.
+int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *why = nullptr);
 
 // Total bytes of the blocks, and their span [lo, hi).
 uint64_t blocks_bytes(const std::vector<Block> &b);

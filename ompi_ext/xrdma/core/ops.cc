@@ -35,6 +35,7 @@ struct OpRecord {
     bool type_owned;
     MPI_Request request;       // MPI_REQUEST_NULL: reported by synchronisation
     int error = MPI_SUCCESS;
+    size_t reply_len = 0;      // bytes the reply had (MPI_Get_count on the request's status)
 };
 
 // Records of finished operations, reused (all under Runtime::mu): a stream
@@ -83,8 +84,10 @@ void op_done(const ucx_ifunc_result_t *res, void *user_data)
         err = error_code(error_class_of(res->status),
                          std::string(op_name(r->op)) + " to rank " + std::to_string(r->target) + ": " +
                              ucx_ifunc_status_string(res->status) + " (" + res->message + ")");
-    else if (r->op == XRDMA_OP_GET)
+    else if (r->op == XRDMA_OP_GET) {
         err = unpack_reply(r, res->reply, res->reply_size);
+        if (err == MPI_SUCCESS) r->reply_len = res->reply_size;
+    }
     r->w->pending[size_t(r->target)]--;
     release_type(r);
     if (r->request != MPI_REQUEST_NULL) {
@@ -100,7 +103,9 @@ void op_done(const ucx_ifunc_result_t *res, void *user_data)
 int greq_query(void *extra, MPI_Status *status)
 {
     auto *r = static_cast<OpRecord *>(extra);
-    MPI_Status_set_elements(status, MPI_BYTE, 0);
+    // The reply's length: MPI_Get_count(status, MPI_BYTE) is its bytes,
+    // with the origin datatype the whole elements it filled.
+    MPI_Status_set_elements_x(status, MPI_BYTE, MPI_Count(r->reply_len));
     MPI_Status_set_cancelled(status, 0);
     status->MPI_SOURCE = r->target;
     status->MPI_TAG = MPI_UNDEFINED;
@@ -166,7 +171,11 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         MPI_Win_call_errhandler(win, err);
         return err;
     };
-    if (!w) return bad(MPI_ERR_WIN);
+    if (!w) {
+        std::string why = window_unavailable(win);
+        if (why.empty()) return bad(MPI_ERR_WIN);
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " + why));
+    }
     if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
         // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
         // MPI's own argument checks and datatype support.
@@ -185,8 +194,14 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     std::vector<Block> &blocks = blocks_scratch;
     blocks.clear();
     if (op != XRDMA_OP_INVOKE) {
-        if (!type_ok(otype) || !type_ok(ttype)) return bad(MPI_ERR_TYPE);
-        if (flatten(ttype, tcount, &blocks) != MPI_SUCCESS) return bad(MPI_ERR_TYPE);
+        for (MPI_Datatype t : {otype, ttype})
+            if (!type_ok(t))
+                return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + (t == otype ? ": origin" : ": target") +
+                                                        " datatype: " +
+                                                        (t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype")));
+        std::string why;
+        if (flatten(ttype, tcount, &blocks, &why) != MPI_SUCCESS)
+            return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + ": target datatype: " + why));
         // Sizes need not match: the ifunc decides what the data means (an
         // Xget may reply 8 bytes about a whole region).
         int osize;

@@ -14,5 +14,6 @@ int opal_hook() { return int(Runtime::get().try_progress()); }
 
 void progress_hook_register() { opal_progress_register(opal_hook); }
 void progress_hook_unregister() { opal_progress_unregister(opal_hook); }
+bool progress_yield_when_idle(bool yield) { return opal_progress_set_yield_when_idle(yield); }
 
 }  // namespace xrdma::mpi

@@ -18,7 +18,11 @@
 namespace xrdma::mpi {
 
 struct Window;
-constexpr int kSlots = 256;  // windows alive at once per process (2 AM ids each)
+// Window slots: 2 UCP AM ids each from 0x40; UCP AM ids are 16 bit and UCX
+// 1.13 grows its handler table to the highest id set (no other limit), so
+// about 32k windows with X-operations can be alive at once per process.
+constexpr int kAmIdBase = 0x40;
+constexpr int kSlots = (0x10000 - kAmIdBase) / 2;
 
 class Runtime {
 public:
@@ -62,5 +66,10 @@ private:
     std::atomic<bool> thread_stop_{false};
     void thread_main();
 };
+
+// progress_hook.cc: whether opal_progress() yields the processor when it
+// found nothing to do (mpirun --mca mpi_yield_when_idle); returns the setting
+// it replaces.
+bool progress_yield_when_idle(bool yield);
 
 }  // namespace xrdma::mpi

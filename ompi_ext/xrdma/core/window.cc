@@ -5,6 +5,7 @@
 #include "log.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sched.h>
 #include <unistd.h>
@@ -13,18 +14,74 @@ namespace xrdma::mpi {
 
 namespace {
 
-// The lowest window slot free at every rank of @p comm (-1 if none).
-int agree_on_slot(Runtime &rt, MPI_Comm comm)
+// The lowest window slot free at every rank of @p comm (-1 if none, or if
+// @p usable is false at any rank). Only the words up to the highest slot in
+// use anywhere travel: a few windows cost two small allreduces.
+int agree_on_slot(Runtime &rt, MPI_Comm comm, bool usable)
 {
-    constexpr int words = kSlots / 64;
-    uint64_t used[words] = {0}, all[words];
-    for (int i = 0; i < kSlots; ++i)
-        if (rt.slots[size_t(i)]) used[i / 64] |= 1ull << (i % 64);
-    PMPI_Allreduce(used, all, words, MPI_UINT64_T, MPI_BOR, comm);
-    for (int i = 0; i < kSlots; ++i)
-        if (!(all[i / 64] & (1ull << (i % 64)))) return i;
+    int mine[2] = {0, usable ? 0 : 1}, all_hi[2];  // {highest used slot + 1, any unusable}
+    for (int i = kSlots - 1; i >= 0; --i)
+        if (rt.slots[size_t(i)]) {
+            mine[0] = i + 1;
+            break;
+        }
+    PMPI_Allreduce(mine, all_hi, 2, MPI_INT, MPI_MAX, comm);
+    if (all_hi[1]) return -1;
+    int words = all_hi[0] / 64 + 1;
+    std::vector<uint64_t> used(size_t(words), 0), all(size_t(words), 0);
+    for (int i = 0; i < all_hi[0]; ++i)
+        if (rt.slots[size_t(i)]) used[size_t(i / 64)] |= 1ull << (i % 64);
+    PMPI_Allreduce(used.data(), all.data(), words, MPI_UINT64_T, MPI_BOR, comm);
+    int limit = int(std::min<unsigned long long>(config_get_ull("XRDMA_MAX_WINDOWS"), kSlots));
+    for (int i = 0; i < words * 64 && i < limit; ++i)
+        if (!(all[size_t(i / 64)] & (1ull << (i % 64)))) return i;
     return -1;
 }
+
+// XRDMA's own communicators for window collectives, shared by the windows
+// of congruent communicators (same group, same order). A dup per window
+// slowed every collective of a plain program: with 300 windows, 300 extra
+// communicators made MPI_Barrier 15x slower in Open MPI 4.1. Members of a
+// group create and free windows on it collectively, so every member finds
+// the same entry.
+struct SharedComm {
+    MPI_Comm comm;
+    int users;
+};
+std::vector<SharedComm> g_comms;
+
+MPI_Comm comm_acquire(MPI_Comm comm)
+{
+    for (SharedComm &c : g_comms) {
+        int res;
+        PMPI_Comm_compare(c.comm, comm, &res);
+        if (res == MPI_IDENT || res == MPI_CONGRUENT) {
+            c.users++;
+            return c.comm;
+        }
+    }
+    MPI_Comm dup;
+    PMPI_Comm_dup(comm, &dup);
+    g_comms.push_back(SharedComm{dup, 1});
+    return dup;
+}
+
+void comm_release(MPI_Comm *comm)
+{
+    for (auto it = g_comms.begin(); it != g_comms.end(); ++it)
+        if (it->comm == *comm) {
+            if (--it->users == 0) {
+                PMPI_Comm_free(&it->comm);
+                g_comms.erase(it);
+            }
+            break;
+        }
+    *comm = MPI_COMM_NULL;
+}
+
+// Windows XRDMA could not set up, with the reason an X-op on them reports.
+// Such a window is still a working MPI window: its creation succeeded.
+std::unordered_map<MPI_Win, std::string> g_unavailable;
 
 }  // namespace
 
@@ -57,12 +114,17 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
                  MPI_Info info)
 {
     Runtime &rt = Runtime::get();
-    int rc = rt.start();
-    if (rc != MPI_SUCCESS) return rc;
+    bool started = rt.start() == MPI_SUCCESS;
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    // A plain MPI call keeps its result: without XRDMA state the window
+    // works as without XRDMA, and only X-ops on it report why.
+    auto unavailable = [&](const std::string &why) {
+        g_unavailable[win] = why;
+        return MPI_SUCCESS;
+    };
     auto w = std::make_unique<Window>();
     w->win = win;
-    PMPI_Comm_dup(comm, &w->comm);
+    w->comm = comm_acquire(comm);
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);
     w->kind = kind;
@@ -70,11 +132,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->bytes = bytes;
     w->disp_unit = disp_unit;
     w->exec_auto = exec_auto_for(info, rt.exec_auto);
-    w->slot = agree_on_slot(rt, w->comm);
+    w->slot = agree_on_slot(rt, w->comm, started);
     if (w->slot < 0) {
-        XRDMA_ERROR("more than %d windows with X-operations at once", kSlots);
-        PMPI_Comm_free(&w->comm);
-        return MPI_ERR_NO_MEM;
+        comm_release(&w->comm);
+        return unavailable(started ? "more than " + std::string(config_get("XRDMA_MAX_WINDOWS")) +
+                                         " windows with X-operations alive at once"
+                                   : "XRDMA could not start UCX in some rank of the window");
     }
     ucx_ifunc_context_params_t cp{};
     cp.worker = rt.worker;
@@ -84,10 +147,15 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.dispatch = window_dispatch;
     cp.dispatch_arg = w.get();
     cp.runs_here = window_runs_here;
-    cp.am_id = uint16_t(0x40 + 2 * w->slot);
-    if (ucx_ifunc_context_create(&cp, &w->ctx) != UCX_IFUNC_OK) {
-        PMPI_Comm_free(&w->comm);
-        return MPI_ERR_OTHER;
+    cp.am_id = uint16_t(kAmIdBase + 2 * w->slot);
+    // Every rank learns whether all could create theirs: none goes on alone
+    // into the collectives below.
+    int ok = ucx_ifunc_context_create(&cp, &w->ctx) == UCX_IFUNC_OK, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    if (!all_ok) {
+        if (ok) ucx_ifunc_context_destroy(w->ctx);
+        comm_release(&w->comm);
+        return unavailable("the X-operation context could not be created in some rank of the window");
     }
     rt.slots.set(size_t(w->slot));
 
@@ -119,18 +187,25 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     std::vector<uint8_t> all(static_cast<size_t>(total));
     PMPI_Allgatherv(rt.address.data(), len, MPI_BYTE, all.data(), lens.data(), displs.data(), MPI_BYTE,
                     w->comm);
+    // Node peers' mapped memory (collective: before anything a rank may
+    // fail at alone).
+    if (kind == WinKind::allocated || kind == WinKind::shared) w->node.reset(NodeLocal::setup(w.get(), w->comm));
     w->eps.resize(size_t(w->size));
     for (int i = 0; i < w->size; ++i) {
         std::vector<uint8_t> a(all.begin() + displs[size_t(i)], all.begin() + displs[size_t(i)] + lens[size_t(i)]);
         bool remote = strncmp(&hosts[size_t(i) * sizeof(host)], host, sizeof(host)) != 0;
         bool detect = mode == "on" || (mode == "auto" && remote);
         w->eps[size_t(i)] = rt.ep_to(a, detect);
-        if (!w->eps[size_t(i)]) return MPI_ERR_OTHER;
+        if (!w->eps[size_t(i)]) {
+            ucx_ifunc_context_destroy(w->ctx);
+            rt.slots.reset(size_t(w->slot));
+            comm_release(&w->comm);
+            return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
+        }
         ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
     }
     w->pending.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
-    if (kind == WinKind::allocated || kind == WinKind::shared) w->node.reset(NodeLocal::setup(w.get(), w->comm));
     rt.windows[win] = w.release();
     return MPI_SUCCESS;
 }
@@ -175,6 +250,7 @@ int window_teardown(MPI_Win win)
     Window *w;
     {
         std::lock_guard<std::recursive_mutex> guard(rt.mu);
+        g_unavailable.erase(win);
         w = window_find(win);
         if (!w) return MPI_SUCCESS;
     }
@@ -185,13 +261,19 @@ int window_teardown(MPI_Win win)
     for (auto &kv : w->registered) ucx_ifunc_deregister(kv.second);
     ucx_ifunc_context_destroy(w->ctx);
     rt.slots.reset(size_t(w->slot));
-    PMPI_Comm_free(&w->comm);
+    comm_release(&w->comm);
     rt.windows.erase(win);
     delete w;
     return err;
 }
 
 int window_runs_here(void *window, int rank) { return static_cast<Window *>(window)->runs_here(rank); }
+
+std::string window_unavailable(MPI_Win win)
+{
+    auto it = g_unavailable.find(win);
+    return it == g_unavailable.end() ? std::string() : it->second;
+}
 
 ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
 {

@@ -60,6 +60,9 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
 int window_teardown(MPI_Win win);
 // The window's state, or nullptr if XRDMA does not know it. Caller holds mu.
 Window *window_find(MPI_Win win);
+// Why XRDMA has no state for @p win although MPI created it ("" if it has,
+// or if XRDMA never saw the window). Caller holds mu.
+std::string window_unavailable(MPI_Win win);
 // Progress until no X-op to @p target (-1: any) is in flight, then hand back
 // (and clear) the first error they reported: MPI_SUCCESS or an error code.
 int window_complete(MPI_Win win, int target);

@@ -1,0 +1,82 @@
+/* Plain MPI programs keep their results with XRDMA linked: 300 windows
+ * (created and allocated, alive at once) all succeed, XRDMA prints nothing
+ * (run-mpitest checks the output), and they are freed. argv[1] "limited"
+ * runs with XRDMA_MAX_WINDOWS=8 (run-mpitest sets it): the windows past the
+ * limit still succeed as MPI windows, and only an X-op on one reports why.
+ * argv[last]: mpi_ops.xfn (accumulate). */
+#include <mpix_xrdma.h>
+#include <stdint.h>
+
+#include "mpitest.h"
+
+#define NWIN 300
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int limited = argc > 2 && strcmp(argv[1], "limited") == 0;
+    MPIX_Ifunc acc;
+    CHECK(MPIX_Ifunc_load(argv[argc - 1], "accumulate", &acc) == MPI_SUCCESS, "load accumulate");
+
+    mt_section("300 windows alive at once");
+    static MPI_Win win[NWIN];
+    static int64_t created[NWIN][4];
+    int64_t *mem[NWIN];
+    int failed = 0;
+    for (int i = 0; i < NWIN; ++i) {
+        int rc;
+        if (i % 2) {
+            mem[i] = created[i];
+            rc = MPI_Win_create(mem[i], sizeof(created[i]), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win[i]);
+        } else {
+            rc = MPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem[i], &win[i]);
+        }
+        if (rc != MPI_SUCCESS) failed++;
+        else {
+            MPI_Win_set_errhandler(win[i], MPI_ERRORS_RETURN);
+            memset(mem[i], 0, 4 * 8);
+        }
+    }
+    CHECK(failed == 0, "%d of %d window creations failed", failed, NWIN);
+
+    mt_section("plain RMA on the last window");
+    int64_t v = mt_rank + 1, got = -1;
+    int t = (mt_rank + 1) % size;
+    MPI_Win_fence(0, win[NWIN - 1]);
+    CHECK(MPI_Put(&v, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win[NWIN - 1]) == MPI_SUCCESS, "put");
+    CHECK(MPI_Win_fence(0, win[NWIN - 1]) == MPI_SUCCESS, "fence");
+    CHECK(mem[NWIN - 1][0] == (mt_rank + size - 1) % size + 1, "put landed: %lld", (long long)mem[NWIN - 1][0]);
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[NWIN - 2]);
+    CHECK(MPI_Get(&got, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, win[NWIN - 2]) == MPI_SUCCESS, "get");
+    CHECK(MPI_Win_unlock(t, win[NWIN - 2]) == MPI_SUCCESS, "unlock");
+    CHECK(got == 0, "get: %lld", (long long)got);
+
+    mt_section("X-ops on the first and the last window");
+    int64_t one[1] = {5};
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[0]);
+    CHECK(MPIX_Xput(one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, acc, NULL, 0, win[0]) == MPI_SUCCESS, "xput win 0");
+    CHECK(MPI_Win_unlock(t, win[0]) == MPI_SUCCESS, "unlock win 0");
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[NWIN - 1]);
+    int rc = MPIX_Xput(one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, acc, NULL, 0, win[NWIN - 1]);
+    if (limited)
+        CHECK(mt_error_is(rc, MPI_ERR_WIN, "has no X-operations: more than 8 windows"), "xput past the limit");
+    else
+        CHECK(rc == MPI_SUCCESS, "xput win %d: %d", NWIN - 1, rc);
+    CHECK(MPI_Win_unlock(t, win[NWIN - 1]) == MPI_SUCCESS, "unlock last");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(mem[0][1] == 5, "xput win 0 ran: %lld", (long long)mem[0][1]);
+    CHECK(mem[NWIN - 1][1] == (limited ? 0 : 5), "xput last: %lld", (long long)mem[NWIN - 1][1]);
+
+    mt_section("free them");
+    failed = 0;
+    for (int i = NWIN - 1; i >= 0; --i)
+        if (MPI_Win_free(&win[i]) != MPI_SUCCESS) failed++;
+    CHECK(failed == 0, "%d window frees failed", failed);
+    MPIX_Ifunc_free(&acc);
+    int r = mt_finish(limited ? "windows (limited)" : "windows");
+    MPI_Finalize();
+    return r;
+}

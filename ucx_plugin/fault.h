@@ -48,6 +48,11 @@ private:
 // runtime's own (either side may be the ifunc's). False if a range is not
 // accessible: the fault stops only this copy, which holds no lock.
 bool checked_copy(void *dst, const void *src, size_t n);
+// The same when one side is known: @p theirs is what the ifunc handed over,
+// @p ours the runtime's own memory. Memory in the live frames of the ifunc
+// (its locals, the usual case) needs no probe.
+bool checked_read(void *ours, const void *theirs, size_t n);
+bool checked_write(void *theirs, const void *ours, size_t n);
 
 // Whether containment is on (XRDMA_CONTAIN_FAULTS, default 1).
 bool faults_contained();

@@ -247,7 +247,7 @@ int xrdma_reply(xrdma_ctx_t *x, const void *buf, size_t bytes)
 {
     xrdma::RuntimeCall runtime;
     if (!x || !x->hdr || x->replied || x->forwarded || (bytes && !buf)) return -1;
-    if (!xrdma::resize_for(&x->reply, bytes) || !xrdma::checked_copy(x->reply.data(), buf, bytes)) {
+    if (!xrdma::resize_for(&x->reply, bytes) || !xrdma::checked_read(x->reply.data(), buf, bytes)) {
         x->reply.clear();
         return -1;
     }
@@ -264,7 +264,7 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
     // Keeps its capacity (and mostly its size) from call to call.
     if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size) ||
-        !xrdma::checked_copy(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {
+        !xrdma::checked_read(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {
         x->fwd_args.clear();
         return -1;
     }
@@ -392,7 +392,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     return UCX_IFUNC_INPROGRESS;
 }
 
-int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n) { return xrdma::checked_copy(dst, src, n) ? 0 : -1; }
+int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n) { return xrdma::checked_write(dst, src, n) ? 0 : -1; }
 
 void ucx_ifunc_ctx_fail(xrdma_ctx_t *x, ucx_ifunc_status_t status, const char *message)
 {

@@ -244,11 +244,12 @@ void ucx_ifunc_ctx_replace_forward_prefix(struct xrdma_ctx *x, const void *prefi
 void ucx_ifunc_ctx_fail(struct xrdma_ctx *x, ucx_ifunc_status_t status, const char *message);
 /**
  * For runtime functions of the layer above (xrdma_target() ...): copy @p n
- * bytes between memory the injected function handed over and the layer's own
- * (e.g. store through an output pointer). Returns 0, or -1 if either range
- * is not accessible: the fault stops only this copy. A runtime function
- * checks what it is handed this way, since a fault inside it is not
- * contained (xrdma_ifunc(3)).
+ * bytes of the layer's own at @p src to @p dst, memory the injected function
+ * handed over (e.g. store through an output pointer). Returns 0, or -1 if
+ * @p dst is not accessible: the fault stops only this copy. A runtime
+ * function checks what it is handed this way, since a fault inside it is not
+ * contained (xrdma_ifunc(3)). Memory in the live frames of the injected
+ * function (its local variables) is written without a probe.
  */
 int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n);
 

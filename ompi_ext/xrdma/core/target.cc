@@ -166,14 +166,15 @@ const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
 void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (!store_size(bytes, 0) || !v) return nullptr;
-    if (v->w->kind == WinKind::dynamic) {
-        if (v->w->attached.empty()) return nullptr;
-        store_size(bytes, v->w->attached.front().second);
-        return reinterpret_cast<void *>(v->w->attached.front().first);
+    if (!v || (v->w->kind == WinKind::dynamic && v->w->attached.empty())) {
+        store_size(bytes, 0);
+        return nullptr;
     }
-    store_size(bytes, v->bytes);
-    return v->base;
+    if (v->w->kind == WinKind::dynamic) {
+        const auto &first = v->w->attached.front();
+        return store_size(bytes, first.second) ? reinterpret_cast<void *>(first.first) : nullptr;
+    }
+    return store_size(bytes, v->bytes) ? v->base : nullptr;  // one store through the ifunc's pointer
 }
 
 }  // extern "C"

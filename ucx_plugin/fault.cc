@@ -405,25 +405,24 @@ __attribute__((always_inline)) inline bool in_callers_frames(const Guard &g, con
 
 }  // namespace
 
-bool checked_read(void *ours, const void *theirs, size_t n)
+namespace {
+
+// Copy, probing unless @p theirs (the side the ifunc handed over: @p dst or
+// @p src) lies in its live frames.
+bool copy_theirs(void *dst, const void *src, size_t n, const void *theirs)
 {
-    Guard *g = t_guard_p;
+    const Guard *g = t_guard_p;
     if (g && g->ready && in_callers_frames(*g, theirs, n)) {
-        memcpy(ours, theirs, n);
+        memcpy(dst, src, n);
         return true;
     }
-    return checked_copy(ours, theirs, n);
+    return checked_copy(dst, src, n);
 }
 
-bool checked_write(void *theirs, const void *ours, size_t n)
-{
-    Guard *g = t_guard_p;
-    if (g && g->ready && in_callers_frames(*g, theirs, n)) {
-        memcpy(theirs, ours, n);
-        return true;
-    }
-    return checked_copy(theirs, ours, n);
-}
+}  // namespace
+
+bool checked_read(void *ours, const void *theirs, size_t n) { return copy_theirs(ours, theirs, n, theirs); }
+bool checked_write(void *theirs, const void *ours, size_t n) { return copy_theirs(theirs, ours, n, theirs); }
 
 bool checked_copy(void *dst, const void *src, size_t n)
 {

@@ -153,6 +153,16 @@ MPI_TARGET_TESTS = \
 TESTS += $(MPI_TARGET_TESTS)
 CLEANFILES += $(MPI_TARGET_TESTS)
 
+# The profiling interface: a tool's MPIX_ wrappers over the PMPIX_ entry points.
+check_PROGRAMS += tests/mpi/test_pmpix
+tests_mpi_test_pmpix_SOURCES = tests/mpi/test_pmpix.c tests/mpi/mpitest.h
+tests_mpi_test_pmpix_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_pmpix_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_pmpix_LDFLAGS = -no-install
+MPI_PMPIX_TESTS = tests/mpi/pmpix-np2-shm.mpitest tests/mpi/pmpix-np3-tcp.mpitest
+TESTS += $(MPI_PMPIX_TESTS)
+CLEANFILES += $(MPI_PMPIX_TESTS)
+
 # Many windows, plain MPI results and no XRDMA output (also past a window limit).
 check_PROGRAMS += tests/mpi/test_windows
 tests_mpi_test_windows_SOURCES = tests/mpi/test_windows.c tests/mpi/mpitest.h

@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Ifunc_load(const char *path, const char *name, MPIX_Ifunc *ifunc)
+/* MPIX_Ifunc_load is a weak alias of PMPIX_Ifunc_load: a profiling tool defines MPIX_Ifunc_load and calls
+ * PMPIX_Ifunc_load (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Ifunc_load = PMPIX_Ifunc_load
+
+int PMPIX_Ifunc_load(const char *path, const char *name, MPIX_Ifunc *ifunc)
 {
     if (path == NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG), MPI_ERR_ARG;
     return xrdma_mpi_ifunc_load(path, NULL, 0, name, ifunc);

@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Ifunc_load_mem(const void *image, size_t size, const char *name, MPIX_Ifunc *ifunc)
+/* MPIX_Ifunc_load_mem is a weak alias of PMPIX_Ifunc_load_mem: a profiling tool defines MPIX_Ifunc_load_mem and calls
+ * PMPIX_Ifunc_load_mem (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Ifunc_load_mem = PMPIX_Ifunc_load_mem
+
+int PMPIX_Ifunc_load_mem(const void *image, size_t size, const char *name, MPIX_Ifunc *ifunc)
 {
     if (image == NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG), MPI_ERR_ARG;
     return xrdma_mpi_ifunc_load(NULL, image, size, name, ifunc);

@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Rxget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+/* MPIX_Rxget is a weak alias of PMPIX_Rxget: a profiling tool defines MPIX_Rxget and calls
+ * PMPIX_Rxget (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Rxget = PMPIX_Rxget
+
+int PMPIX_Rxget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                int target_rank, MPI_Aint target_disp, int target_count,
                MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
                MPI_Win win, MPI_Request *request)

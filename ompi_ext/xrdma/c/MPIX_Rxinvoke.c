@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Rxinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_rank, MPI_Win win,
+/* MPIX_Rxinvoke is a weak alias of PMPIX_Rxinvoke: a profiling tool defines MPIX_Rxinvoke and calls
+ * PMPIX_Rxinvoke (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Rxinvoke = PMPIX_Rxinvoke
+
+int PMPIX_Rxinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_rank, MPI_Win win,
                   MPI_Request *request)
 {
     if (request == NULL) return MPI_Win_call_errhandler(win, MPI_ERR_REQUEST), MPI_ERR_REQUEST;

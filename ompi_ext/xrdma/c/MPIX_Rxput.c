@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Rxput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+/* MPIX_Rxput is a weak alias of PMPIX_Rxput: a profiling tool defines MPIX_Rxput and calls
+ * PMPIX_Rxput (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Rxput = PMPIX_Rxput
+
+int PMPIX_Rxput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                int target_rank, MPI_Aint target_disp, int target_count,
                MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
                MPI_Win win, MPI_Request *request)

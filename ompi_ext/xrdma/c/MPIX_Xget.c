@@ -2,7 +2,11 @@
 #include "mpix_xrdma.h"
 #include "xrdma_mpi.h"
 
-int MPIX_Xget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+/* MPIX_Xget is a weak alias of PMPIX_Xget: a profiling tool defines MPIX_Xget and calls
+ * PMPIX_Xget (the MPI profiling interface, as Open MPI's own extensions do). */
+#pragma weak MPIX_Xget = PMPIX_Xget
+
+int PMPIX_Xget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
               MPI_Win win)

@@ -59,6 +59,35 @@ int MPIX_Rxinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_
 /** Run arrived code and complete operations; never needed for correctness. */
 int MPIX_Xprogress(void);
 
+/* The profiling interface: every MPIX_ function is a weak alias of its
+ * PMPIX_ twin, so a tool can define MPIX_Xput and call PMPIX_Xput. */
+int PMPIX_Ifunc_load(const char *path, const char *name, MPIX_Ifunc *ifunc);
+int PMPIX_Ifunc_load_mem(const void *image, size_t size, const char *name, MPIX_Ifunc *ifunc);
+int PMPIX_Ifunc_free(MPIX_Ifunc *ifunc);
+
+int PMPIX_Xput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
+              MPI_Win win);
+int PMPIX_Xget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
+              MPI_Win win);
+int PMPIX_Xinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_rank, MPI_Win win);
+
+int PMPIX_Rxput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, int target_count,
+               MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
+               MPI_Win win, MPI_Request *request);
+int PMPIX_Rxget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, int target_count,
+               MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
+               MPI_Win win, MPI_Request *request);
+int PMPIX_Rxinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_rank, MPI_Win win,
+                  MPI_Request *request);
+
+int PMPIX_Xprogress(void);
+
 #ifdef __cplusplus
 }
 #endif

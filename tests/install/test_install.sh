@@ -70,9 +70,11 @@ done
 # LD_PRELOAD (xrdma(7)): the installed core interposes a plain MPI binary's
 # window calls; the linker script libmpix_xrdma.so cannot be preloaded.
 if mpicc "$src/tests/compare-rma/programs/get_lock.c" -o plain_rma 2>/dev/null; then
-    # (To a file: mpirun dies when a reader closes its output early.)
+    # (To a file: mpirun dies when a reader closes its output early.) A
+    # sanitizer build's core needs the sanitizer's runtime loaded first.
+    rt=$(ldd ./hello1 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
     check "timeout -k 5 60 mpirun ${flags[*]} -x LD_LIBRARY_PATH -x LD_DEBUG=bindings \
-           -x LD_PRELOAD='$root/lib/libmpix_xrdma_core.so.0' -n 2 ./plain_rma >preload.log 2>&1 &&
+           -x LD_PRELOAD='${rt:+$rt:}$root/lib/libmpix_xrdma_core.so.0' -n 2 ./plain_rma >preload.log 2>&1 &&
            grep -q \"libmpix_xrdma_core.so.0 .*normal symbol .MPI_Win_allocate'\" preload.log" \
           "LD_PRELOAD=libmpix_xrdma_core.so.0 interposes a plain program's MPI_Win_allocate"
     check "head -c 20 '$root/lib/libmpix_xrdma.so' | grep -q 'GNU ld script'" "libmpix_xrdma.so is the linker script xrdma(7) says"

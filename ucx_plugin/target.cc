@@ -324,6 +324,7 @@ void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data =
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
 void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
+int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
 int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }
 
 void ucx_ifunc_ctx_replace_forward_prefix(xrdma_ctx_t *x, const void *prefix, size_t len)

@@ -228,6 +228,8 @@ void *ucx_ifunc_ctx_layer(struct xrdma_ctx *x);
 void ucx_ifunc_ctx_set_forward_prefix(struct xrdma_ctx *x, size_t prefix_len);
 /** Whether the invocation has replied or forwarded already. */
 int ucx_ifunc_ctx_answered(struct xrdma_ctx *x);
+/** Whether the invocation has forwarded itself (xrdma_forward()). */
+int ucx_ifunc_ctx_forwarded(struct xrdma_ctx *x);
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
  *  (or continues one here): its payload never crossed a process boundary. */
 int ucx_ifunc_ctx_local(struct xrdma_ctx *x);

@@ -118,8 +118,9 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
             xrdma_reply(x, out.data(), out.size());
         }
     }
-    if (rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_answered(x)) {
-        // A forward may leave the process: it carries the data itself.
+    if (rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_forwarded(x)) {
+        // A forward may leave the process: it carries the data itself (a
+        // reply needs no copy).
         xrdma::Bytes &pre = w->forward_prefix;
         OpHdr fh = h;
         fh.flags &= uint8_t(~kIncomingByRef);

@@ -2,7 +2,6 @@
 
 #include "window.h"
 
-#include "config.h"
 #include "log.h"
 
 #include <sys/ipc.h>
@@ -15,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 namespace xrdma::mpi {
 

@@ -34,7 +34,7 @@ struct ucx_ifunc {
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
 struct xrdma_ctx {
     ucx_ifunc_context *context;
-    const xrdma::InvokeHdr *hdr;      // nullptr in put-and-poll mode
+    xrdma::InvokeHdr *hdr;            // nullptr in put-and-poll mode
     std::shared_ptr<xrdma::CachedImage> image;
     std::string entry;
     ucp_ep_h reply_ep;                 // direct sender
@@ -51,6 +51,10 @@ struct xrdma_ctx {
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
     int exec_rank;                     // whose memory it runs on (xrdma_rank())
     bool local;                        // started here by ucx_ifunc_invoke_local()
+    // Hops of this dispatch that continued here (run_chain): their
+    // arguments, and how many there were.
+    xrdma::Bytes hop_args;
+    unsigned hops_here;
 
     // Ready for the next call of an entry within one invocation (a forward
     // that continues in this process): what a call sets goes back to its
@@ -68,6 +72,13 @@ struct xrdma_ctx {
         exec_rank = rank;
     }
 };
+
+namespace xrdma {
+// The entry of a dispatch, and the forwards that continue in this process
+// through the layer's continue_at hook, one after the other: what
+// guarded_entry runs under fault containment (target.cc).
+int run_chain(xrdma_ctx *x, const void *args, size_t len);
+}  // namespace xrdma
 
 namespace xrdma {
 

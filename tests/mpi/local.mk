@@ -17,6 +17,14 @@ tests_mpi_test_progress_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_progress_thread_LDFLAGS = -no-install
 
+# The per-target lock of node-local execution, between processes (no MPI).
+check_PROGRAMS += tests/mpi/test_target_lock
+TESTS += tests/mpi/test_target_lock
+tests_mpi_test_target_lock_SOURCES = tests/mpi/test_target_lock.cc ompi_ext/xrdma/core/target_lock.cc
+tests_mpi_test_target_lock_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/core
+tests_mpi_test_target_lock_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main -lpthread
+tests_mpi_test_target_lock_LDFLAGS = -no-install
+
 tests_mpi_test_node_local_SOURCES = tests/mpi/test_node_local.c tests/mpi/mpitest.h
 tests_mpi_test_node_local_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_node_local_LDADD = $(MPI_TEST_LDADD)

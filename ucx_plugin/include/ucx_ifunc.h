@@ -90,6 +90,20 @@ typedef struct {
      * travelling as a message. Called with @ref dispatch_arg.
      */
     int        (*runs_here)(void *dispatch_arg, int rank);
+    /**
+     * Optional: the layer's side of a forward that continues in this
+     * process. Called inside the dispatch hook's call of the entry, after
+     * the function forwarded to @p rank (this rank, or a peer's for movable
+     * code): if the layer maps @p rank's memory here, it points what it
+     * showed the function (its layer data) at that memory and returns 0,
+     * and the function runs again there, in the same dispatch and guarded
+     * call (a whole local chain of hops costs one of each). It returns a
+     * positive value if @p rank's memory is not here (the forward travels
+     * as a message), or calls ucx_ifunc_ctx_fail() and returns a negative
+     * value (that ends the invocation with the error). Without it, each
+     * local hop is a dispatch of its own (see @ref runs_here).
+     */
+    int        (*continue_at)(void *dispatch_arg, struct xrdma_ctx *ctx, int rank);
 } ucx_ifunc_context_params_t;
 
 /**

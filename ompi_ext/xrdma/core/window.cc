@@ -147,6 +147,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.dispatch = window_dispatch;
     cp.dispatch_arg = w.get();
     cp.runs_here = window_runs_here;
+    cp.continue_at = window_continue_at;
     cp.am_id = uint16_t(kAmIdBase + 2 * w->slot);
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.

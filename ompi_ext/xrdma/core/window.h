@@ -73,6 +73,9 @@ void windows_forget_ifunc(MPIX_Ifunc f);
 
 // The plugin's runs_here hook: Window::runs_here().
 int window_runs_here(void *window, int rank);
+// The plugin's continue_at hook: the view of the running X-operation moves
+// to @p rank's window (mapped here), under its lock.
+int window_continue_at(void *window, struct xrdma_ctx *x, int rank);
 // Target side: the dispatch hook the window's context runs entries through.
 int window_dispatch(void *window, struct xrdma_ctx *x,
                     int (*entry)(struct xrdma_ctx *, const void *, size_t),

@@ -111,8 +111,10 @@ int main(int argc, char **argv)
                                                       : osu_win_names[o.win]);
             printf("# Synchronization: %s once per window of %ld operations (fewer when they would hold more"
                    " than %zu bytes)\n",
-                   o.sync == OSU_SYNC_FLUSH ? "MPI_Win_flush" : o.sync == OSU_SYNC_LOCK ? "MPI_Win_lock/unlock"
-                                                                                       : "MPI_Win_fence",
+                   o.sync == OSU_SYNC_FLUSH     ? "MPI_Win_flush"
+                   : o.sync == OSU_SYNC_LOCK    ? "MPI_Win_lock/unlock"
+                   : o.sync == OSU_SYNC_REQUEST ? "MPI_Wait per operation (request variants)"
+                                                : "MPI_Win_fence",
                    o.window, o.window_bytes);
             printf("# UCX_TLS=%s; UCP AM on a separate worker: %s\n", getenv("UCX_TLS") ? getenv("UCX_TLS") : "(default)",
                    OSU_OP == 1 ? "each request answered with the data"

@@ -57,13 +57,18 @@ public:
     ucp_ep_h ep_to(const std::vector<uint8_t> &address, bool detect_failure);
     // Progress every window; caller holds mu. Returns events handled.
     unsigned progress();
-    // From progress hooks/threads: progress if nobody else holds the lock.
+    // From progress hooks: progress if nobody else holds the lock.
     unsigned try_progress();
 
 private:
     bool started_ = false;
     std::thread thread_;
     std::atomic<bool> thread_stop_{false};
+    // Progress calls of the application's threads (MPI waits, MPIX calls):
+    // while it moves, the application drives progress itself and the
+    // progress thread stays off the lock (thread_main).
+    std::atomic<unsigned> app_progress_{0};
+    unsigned progress_locked();
     void thread_main();
 };
 

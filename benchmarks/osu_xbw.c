@@ -1,5 +1,7 @@
-/* osu_xput_bw, osu_xget_bw (OSU_OP 0, 1: bandwidth in MB/s) and
- * osu_xinvoke_mr (OSU_OP 2: message rate): this file, built three times.
+/* osu_xput_bw, osu_xget_bw (OSU_OP 0, 1: bandwidth in MB/s),
+ * osu_xinvoke_mr (OSU_OP 2: message rate) and osu_xacc_mr (OSU_OP 3:
+ * message rate of a user-defined accumulate through MPIX_Xput against
+ * MPI_Accumulate with MPI_SUM on int64): this file, built four times.
  * Rank 0 issues a window of W operations back to back, then completes them
  * all with one synchronisation call (-s: flush, lock/unlock or fence); the
  * time of each window is one sample. Measured in the same run, on the same
@@ -23,11 +25,14 @@
 #elif OSU_OP == 1
 #define OP_TITLE "Get Bandwidth"
 #define OP_PROG "osu_xget_bw"
-#else
+#elif OSU_OP == 2
 #define OP_TITLE "Invoke Message Rate"
 #define OP_PROG "osu_xinvoke_mr"
+#else
+#define OP_TITLE "Accumulate Message Rate"
+#define OP_PROG "osu_xacc_mr"
 #endif
-#define MR (OSU_OP == 2)
+#define MR (OSU_OP >= 2)
 
 static struct osu_opts o;
 
@@ -73,6 +78,8 @@ static void am_stream(int mode, size_t size, long wnd, long iters, long warmup)
             (void)last;
 #if OSU_OP == 0
             osu_am_send(OSU_AM_REQ, origin, size, 0, last, 1);
+#elif OSU_OP == 3
+            osu_am_send(OSU_AM_REQ, origin, size, 0, last || mode == M_AM_ACKED, 1);
 #elif OSU_OP == 1
             osu_am_send(OSU_AM_REQ, NULL, 0, (uint32_t)size, 1, 1);
 #else

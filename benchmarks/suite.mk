@@ -25,7 +25,7 @@ benchmarks_osu_xinvoke_latency_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xinvoke_latency_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_latency_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
-OSU_BW_PROGS = benchmarks/osu_xput_bw benchmarks/osu_xget_bw benchmarks/osu_xinvoke_mr
+OSU_BW_PROGS = benchmarks/osu_xput_bw benchmarks/osu_xget_bw benchmarks/osu_xinvoke_mr benchmarks/osu_xacc_mr
 noinst_PROGRAMS += $(OSU_BW_PROGS)
 benchmarks_osu_xput_bw_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
 benchmarks_osu_xput_bw_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=0
@@ -42,6 +42,11 @@ benchmarks_osu_xinvoke_mr_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=2
 benchmarks_osu_xinvoke_mr_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xinvoke_mr_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_mr_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xacc_mr_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xacc_mr_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=3
+benchmarks_osu_xacc_mr_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xacc_mr_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xacc_mr_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
 noinst_PROGRAMS += benchmarks/osu_xinvoke_cold
 benchmarks_osu_xinvoke_cold_SOURCES = benchmarks/osu_xinvoke_cold.c $(OSU_BENCH_HDRS)

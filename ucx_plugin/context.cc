@@ -381,7 +381,7 @@ int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
     int rc = guarded_call(x->image ? x->image->code.get() : nullptr, run_chain, x, args, len, &fault);
     if (fault.signal || fault.timeout) {
         x->fail_status = fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
-        x->fail_message = "ifunc '" + x->entry + "': " + describe(fault);
+        x->fail_message = "ifunc '" + *x->entry + "': " + describe(fault);
     }
     return rc;
 }

@@ -36,7 +36,7 @@ struct xrdma_ctx {
     ucx_ifunc_context *context;
     xrdma::InvokeHdr *hdr;            // nullptr in put-and-poll mode
     std::shared_ptr<xrdma::CachedImage> image;
-    std::string entry;
+    const std::string *entry;          // its name (the invocation's, alive while it runs)
     ucp_ep_h reply_ep;                 // direct sender
     void *target_args;                 // put-and-poll mode
     void *layer_data;                  // for the layer above (MPI)

@@ -208,7 +208,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         xrdma_ctx x{};
         x.context = ctx;
         x.image = inserted ? inserted : ctx->cache.find(hash);
-        x.entry = entry;
+        x.entry = &entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);
         int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);

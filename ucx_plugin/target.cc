@@ -133,7 +133,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     x.context = ctx;
     x.hdr = &h;
     x.image = img;
-    x.entry = entry;
+    x.entry = &entry;
     x.reply_ep = reply_ep;
     x.target_args = nullptr;
     x.local = local;
@@ -244,7 +244,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
 
-    if (ctx->quarantined.count(hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
         route.answer(UCX_IFUNC_ERR_FAULT,
                      at_rank(ctx) + "image " + hash_hex(hash, 8) + " is quarantined here after a fault");
         return;
@@ -372,7 +372,7 @@ int xrdma_log(xrdma_ctx_t *x, const char *fmt, ...)
     if (was_dropped)
         fprintf(stderr, "[xrdma rank %d] xrdma_log: %llu lines dropped (XRDMA_LOG_RATE=%s)\n", rank, was_dropped,
                 config_get("XRDMA_LOG_RATE"));
-    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry.c_str(), text);
+    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry ? x->entry->c_str() : "?", text);
     return 0;
 }
 
@@ -438,7 +438,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     memcpy(h.hash, f->hash.data(), sizeof(h.hash));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
-    if (ctx->quarantined.count(f->hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(f->hash)) {
         route.answer(UCX_IFUNC_ERR_FAULT,
                      at_rank(ctx) + "image " + hash_hex(f->hash, 8) + " is quarantined here after a fault");
         return UCX_IFUNC_INPROGRESS;

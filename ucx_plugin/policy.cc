@@ -17,7 +17,7 @@ namespace {
 // take no lock: fault.cc contains a fault inside them.
 const char *const kRuntime[] = {
     "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
-    "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
+    "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base", "xrdma_target_blocks",
     "xrdma_log",  // rate-limited (XRDMA_LOG_RATE)
     // string/memory
     "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",

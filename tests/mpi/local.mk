@@ -17,6 +17,14 @@ tests_mpi_test_progress_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_progress_thread_LDFLAGS = -no-install
 
+check_PROGRAMS += tests/mpi/test_datatypes
+tests_mpi_test_datatypes_SOURCES = tests/mpi/test_datatypes.c tests/mpi/mpitest.h
+tests_mpi_test_datatypes_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_datatypes_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_datatypes_LDFLAGS = -no-install
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/datatypes.xfn
+EXTRA_DIST += tests/mpi/ifuncs/datatypes.c
+
 # The per-target lock of node-local execution, between processes (no MPI).
 check_PROGRAMS += tests/mpi/test_target_lock
 TESTS += tests/mpi/test_target_lock
@@ -42,6 +50,10 @@ MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest
 tests/mpi/%.mpitest:
 	@$(MKDIR_P) $(@D) && touch $@
 MPI_TESTS = \
+	tests/mpi/datatypes-create-np2-shm.mpitest \
+	tests/mpi/datatypes-allocate-np3-tcp.mpitest \
+	tests/mpi/datatypes-shared-np3-shm.mpitest \
+	tests/mpi/datatypes-dynamic-np2-tcp.mpitest \
 	tests/mpi/xops-create-np2-shm.mpitest \
 	tests/mpi/xops-create-np2-tcp.mpitest \
 	tests/mpi/xops-create-np3-shm.mpitest \
@@ -85,6 +97,7 @@ CLEANFILES += $(MPI_TESTS)
 # bitcode/ directory): the MPI operations through the JIT path.
 # (Listed one by one: automake drops substitution references in TESTS.)
 MPI_BITCODE_TESTS = \
+	tests/mpi/bitcode/datatypes-create-np2-shm.mpitest \
 	tests/mpi/bitcode/xops-create-np2-shm.mpitest \
 	tests/mpi/bitcode/xops-create-np2-tcp.mpitest \
 	tests/mpi/bitcode/xops-create-np3-shm.mpitest \
@@ -122,6 +135,8 @@ CLEANFILES += $(MPI_BITCODE_TESTS)
 # target/ directory): every X-op travels as a message, as without
 # node-local execution.
 MPI_TARGET_TESTS = \
+	tests/mpi/target/datatypes-shared-np2-shm.mpitest \
+	tests/mpi/target/datatypes-allocate-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-tcp.mpitest \
 	tests/mpi/target/xops-create-np3-shm.mpitest \

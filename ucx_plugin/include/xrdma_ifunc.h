@@ -99,6 +99,19 @@ const void *xrdma_incoming(xrdma_ctx_t *ctx, size_t *bytes);
 /** The whole local window memory of this rank. */
 void *xrdma_win_base(xrdma_ctx_t *ctx, size_t *bytes);
 
+/** One contiguous block of the target region. */
+typedef struct {
+    void *addr;
+    size_t len;
+} xrdma_block_t;
+/**
+ * The blocks of the target datatype at this operation's target, in datatype
+ * (typemap) order, adjacent ones merged: an Xput's incoming data, packed
+ * with the origin datatype, fills them in this order, as MPI_Put would.
+ * Valid until the function returns; NULL and 0 for MPIX_Xinvoke.
+ */
+const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *ctx, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

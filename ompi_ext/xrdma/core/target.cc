@@ -27,6 +27,10 @@ struct OpView {
     int64_t disp;
     const std::vector<Block> *blocks;
     HeldLock lock;  // of the window it runs on, while node peers may run code on it too
+    // xrdma_target_blocks(): the blocks at their addresses, made on first
+    // call (for the region it was made for).
+    std::vector<xrdma_block_t> *at;
+    const char *at_region;
 };
 
 namespace {
@@ -122,7 +126,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
-    OpView view{w, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}};
+    OpView view{w, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}, &w->dispatch_at, nullptr};
     if (h.nblocks) {
         int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);
@@ -203,6 +207,21 @@ const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
     OpView *v = view_of(x);
     if (!store_size(bytes, v ? v->incoming_len : 0)) return nullptr;
     return v ? v->incoming : nullptr;
+}
+
+const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *x, size_t *count)
+{
+    OpView *v = view_of(x);
+    size_t n = v ? v->blocks->size() : 0;
+    if (count && ucx_ifunc_copy_checked(count, &n, sizeof(n)) != 0) return nullptr;
+    if (n == 0) return nullptr;
+    if (v->at_region != v->region || v->at->size() != n) {
+        v->at->resize(n);
+        for (size_t i = 0; i < n; ++i)
+            (*v->at)[i] = xrdma_block_t{v->region + (*v->blocks)[i].offset, size_t((*v->blocks)[i].len)};
+        v->at_region = v->region;
+    }
+    return v->at->data();
 }
 
 void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)

@@ -9,6 +9,7 @@
 
 #include "bytes.h"
 #include "ucx_ifunc.h"
+#include "xrdma_ifunc.h"
 
 #include <cstdint>
 #include <memory>
@@ -45,6 +46,7 @@ struct Window {
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;
     std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
+    std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
 
     // Whether code may run in this process on rank @p r's window memory.

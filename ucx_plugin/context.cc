@@ -438,7 +438,6 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
 void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
 {
     if (!ctx) return;
-    ctx->destroying = true;
     if (ctx->am_enabled) {
         set_handler(ctx->params.worker, ctx->am_invoke, nullptr, nullptr);
         set_handler(ctx->params.worker, ctx->am_reply, nullptr, nullptr);

@@ -117,7 +117,6 @@ struct ucx_ifunc_context {
     ucx_ifunc_context_params_t params;
     bool am_enabled;
     uint16_t am_invoke, am_reply;  // AM ids of this context
-    bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     // frame_poll()'s private copy of a frame (kept for its capacity).
     std::vector<uint8_t> poll_copy;

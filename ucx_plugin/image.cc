@@ -5,6 +5,7 @@
 // read outside [bytes, bytes + size).
 #include "image.h"
 
+#include "bytes.h"
 #include "sha256.h"
 
 #include <cstdio>
@@ -85,9 +86,18 @@ Hash compute_hash(const uint8_t *bytes, size_t total)
     return s.finish();
 }
 
-size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
 }  // namespace
+
+std::string describe_parts(const ImageView &img)
+{
+    std::string s;
+    for (const PartView &p : img.parts) {
+        if (!s.empty()) s += ", ";
+        s += p.kind == PartKind::native_elf ? "native " : p.kind == PartKind::llvm_bitcode ? "bitcode " : "other ";
+        s += std::string(p.triple);
+    }
+    return s.empty() ? "none" : s;
+}
 
 ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max)
 {

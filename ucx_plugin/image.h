@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <string_view>
 #include <vector>
 
 namespace xrdma {
@@ -56,6 +55,10 @@ std::vector<uint8_t> image_build(const std::vector<std::string> &entries,
 
 // Hash of an image as stored in its header (no validation beyond the size).
 bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
+
+// The parts of @p img for error messages: "native <triple>, bitcode <triple>",
+// "none" if it has none.
+std::string describe_parts(const ImageView &img);
 
 // The triple this process runs on, as written into native parts.
 const std::string &host_triple();

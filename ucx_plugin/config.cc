@@ -54,6 +54,10 @@ static const Knob knobs[] = {
     {"XRDMA_MAX_WINDOWS", "32736",
      "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
      "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
+    {"XRDMA_DEBUG_WINDOW_FAIL", "0",
+     "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
+     "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "
+     "MPI_ERR_WIN); 0: no injected failure."},
     {"XRDMA_CLANG", XRDMA_CLANG, "clang used by xrdma-cc (C++ sources use the clang++ beside it)."},
     {"XRDMA_CC_INCLUDE_DIR", XRDMA_INCLUDEDIR, "Where xrdma-cc finds xrdma_ifunc.h."},
     {nullptr, nullptr, nullptr},

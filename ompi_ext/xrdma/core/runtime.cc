@@ -68,6 +68,11 @@ Runtime &Runtime::get()
     return rt;
 }
 
+Runtime::~Runtime()
+{
+    for (auto &kv : windows) (void)kv.second.release();
+}
+
 int Runtime::start()
 {
     std::lock_guard<std::recursive_mutex> guard(mu);

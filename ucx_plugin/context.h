@@ -39,7 +39,7 @@ struct xrdma_ctx {
     std::string entry;
     ucp_ep_h reply_ep;                 // direct sender
     void *target_args;                 // put-and-poll mode
-    void *layer_data;                  // for the layer above (MPI)
+    void *layer_data;                  // for the layer above
     bool replied, forwarded;
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;

@@ -1,6 +1,6 @@
 lib_LTLIBRARIES += libucx_ifunc.la
 libucx_ifunc_la_SOURCES = \
-	ucx_plugin/config.cc ucx_plugin/config.h \
+	ucx_plugin/config.cc ucx_plugin/config.h ucx_plugin/knobs.cc \
 	ucx_plugin/log.cc ucx_plugin/log.h \
 	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
 	ucx_plugin/image.cc ucx_plugin/image.h \
@@ -14,7 +14,8 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
-	ucx_plugin/policy.cc ucx_plugin/policy.h
+	ucx_plugin/policy.cc ucx_plugin/policy.h \
+	ucx_plugin/runtime_api.cc ucx_plugin/runtime_api.h
 libucx_ifunc_la_LIBADD = $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 

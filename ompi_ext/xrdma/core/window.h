@@ -85,6 +85,9 @@ int window_runs_here(void *window, int rank);
 // The plugin's continue_at hook: the view of the running X-operation moves
 // to @p rank's window (mapped here), under its lock.
 int window_continue_at(void *window, struct xrdma_ctx *x, int rank);
+// Add the window accessors injected code calls (xrdma_target() ...) to the
+// plugin's runtime API (ucx_ifunc_register_runtime()).
+ucx_ifunc_status_t register_window_accessors();
 // Target side: the dispatch hook the window's context runs entries through.
 int window_dispatch(void *window, struct xrdma_ctx *x,
                     int (*entry)(struct xrdma_ctx *, const void *, size_t),

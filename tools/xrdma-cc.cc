@@ -8,7 +8,7 @@
 // The work is planned first (a list of commands and a list of parts), then
 // executed: --showme prints the plan, later options (--target, --emit) add
 // parts and commands to it without changing the rest.
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "elf_reader.h"
 #include "image.h"
 #include "loader_jit.h"

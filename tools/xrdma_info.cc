@@ -5,7 +5,7 @@
 
 #include "xrdma_config.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "ucx_ifunc.h"
 
 #include <hwloc.h>

@@ -1,8 +1,8 @@
 #include "code_cache.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "loader_jit.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <cstring>
 

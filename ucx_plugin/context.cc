@@ -1,10 +1,10 @@
 // Context lifecycle, AM receive handlers, progress and message sending.
 #include "context.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "fault.h"
-#include "free_list.h"
-#include "log.h"
+#include "xrdma_common/free_list.h"
+#include "xrdma_common/log.h"
 #include "sha256.h"
 #include "xrdma_config.h"
 

@@ -1,9 +1,9 @@
 // Internal state of a ucx_ifunc context (origin and target sides).
 #pragma once
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "code_cache.h"
-#include "free_list.h"
+#include "xrdma_common/free_list.h"
 #include "image.h"
 #include "ucx_ifunc.h"
 #include "wire.h"

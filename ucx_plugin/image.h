@@ -68,9 +68,10 @@ std::string triple_normal(std::string_view triple);
 // Whether code for @p triple runs in this process (compared normalised).
 bool triple_is_host(std::string_view triple);
 
-// The whole file at @p path into @p out (appended). UCX_IFUNC_ERR_IO if it
-// cannot be opened or read (errno tells why), UCX_IFUNC_ERR_DENIED as soon as
-// it holds more than @p max bytes (the rest is not read).
+// The whole file at @p path into @p out (appended; read_whole_file() with
+// the plugin's statuses). UCX_IFUNC_ERR_IO if it cannot be opened or read
+// (errno tells why), UCX_IFUNC_ERR_DENIED as soon as it holds more than
+// @p max bytes (the rest is not read).
 ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max = SIZE_MAX);
 
 // Longest entry name an image (and an invocation) may carry.

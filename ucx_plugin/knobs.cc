@@ -1,7 +1,7 @@
 // The plugin's XRDMA_* knobs, with their defaults and meanings (printed by
 // xrdma_info -c, documented in xrdma_info(1)). A layer above registers its
 // own table the same way, and documents its knobs itself.
-#include "config.h"
+#include "xrdma_common/config.h"
 
 #include "xrdma_config.h"
 
@@ -10,7 +10,6 @@ namespace xrdma {
 namespace {
 
 const Knob knobs[] = {
-    {"XRDMA_LOG_LEVEL", "warn", "Logging threshold: error, warn, info or debug."},
     {"XRDMA_MAX_IMAGE_SIZE", "67108864",
      "Largest image (bytes) a target accepts or an origin registers."},
     {"XRDMA_CODE_CACHE_SIZE", "256", "Images a target keeps loaded (least recently used are dropped)."},
@@ -48,8 +47,9 @@ const Knob knobs[] = {
     {nullptr, nullptr, nullptr},
 };
 
-// Before any static initialiser of the library could read a knob.
-__attribute__((constructor(101))) void register_knobs() { config_register(knobs); }
+// After the common utilities' table (common/knobs.cc), before any static
+// initialiser of the library could read a knob.
+__attribute__((constructor(102))) void register_knobs() { config_register(knobs); }
 
 }  // namespace
 

@@ -30,9 +30,9 @@
 
 #include "loader_jit.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "jit_helper.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
 #include "runtime_api.h"
 #include "sha256.h"

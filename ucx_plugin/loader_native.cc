@@ -1,7 +1,7 @@
 #include "loader_native.h"
 
 #include "elf_reader.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
 #include "start_files.h"
 

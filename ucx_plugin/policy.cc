@@ -1,7 +1,7 @@
 #include "policy.h"
 
-#include "config.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "runtime_api.h"
 
 #include <algorithm>

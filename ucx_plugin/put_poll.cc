@@ -5,10 +5,10 @@
 // frame, verifies the copy and runs the copy, never the live buffer.
 #include "put_poll.h"
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "context.h"
 #include "fault.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <atomic>
 #include <cstring>

@@ -1,7 +1,7 @@
 #!/bin/sh
 # xrdma_info reports the toolchain it was built with, the UCX transports of
 # this machine, and documents every XRDMA_* knob the code reads: a knob added
-# to a layer's table (ucx_plugin/knobs.cc, ompi_ext/xrdma/core/knobs.cc)
+# to a layer's table (common/, ucx_plugin/, ompi_ext/xrdma/core/knobs.cc)
 # without an entry in -c output or the man page fails.
 set -u
 
@@ -67,7 +67,7 @@ expect "-t binding" '^#[[:space:]]+bound to[[:space:]]+[0-9]'
 
 # -c: every knob named in the config table, with its meaning; and the man
 # page documents each of them too.
-knob_tables="$srcdir/ucx_plugin/knobs.cc $srcdir/ompi_ext/xrdma/core/knobs.cc"
+knob_tables="$srcdir/common/knobs.cc $srcdir/ucx_plugin/knobs.cc $srcdir/ompi_ext/xrdma/core/knobs.cc"
 for table in $knob_tables; do
     grep -q '"XRDMA_[A-Z0-9_]*"' "$table" || fail "no XRDMA_* knob found in $table"
 done

@@ -1,8 +1,8 @@
 // MPIX_Ifunc: an image entry loaded at the origin. It is registered with a
 // window's ifunc context on first use there; targets never see the file.
-#include "config.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/file.h"
 #include "errors.h"
-#include "image.h"
 #include "runtime.h"
 #include "window.h"
 #include "xrdma_mpi.h"
@@ -26,14 +26,14 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
     if (path) {
         // The limit a target applies: a larger image could never run anywhere.
         const unsigned long long max = xrdma::config_get_ull("XRDMA_MAX_IMAGE_SIZE");
-        ucx_ifunc_status_t st = xrdma::read_file(path, &f->image, size_t(max));
-        if (st == UCX_IFUNC_ERR_DENIED)
-            return report(error_code(error_class_of(st), std::string("MPIX_Ifunc_load: ") + path +
-                                                             " is larger than XRDMA_MAX_IMAGE_SIZE=" +
-                                                             std::to_string(max) + " bytes"));
-        if (st != UCX_IFUNC_OK)
+        const int err = xrdma::read_whole_file(path, &f->image, size_t(max));
+        if (err == EFBIG)
+            return report(error_code(error_class_of(UCX_IFUNC_ERR_DENIED), std::string("MPIX_Ifunc_load: ") + path +
+                                                                               " is larger than XRDMA_MAX_IMAGE_SIZE=" +
+                                                                               std::to_string(max) + " bytes"));
+        if (err)
             return report(error_code(MPI_ERR_FILE, std::string("MPIX_Ifunc_load: cannot read ") + path + ": " +
-                                                       strerror(errno)));
+                                                       strerror(err)));
     } else {
         f->image.assign(static_cast<const uint8_t *>(image), static_cast<const uint8_t *>(image) + size);
     }

@@ -1,7 +1,7 @@
 // The MPI layer's XRDMA_* knobs, with their defaults and meanings (printed by
 // xrdma_info -c, documented in xrdma_info(1) and xrdma(7)); the plugin's are
 // in ucx_plugin/knobs.cc. No MPI here: xrdma_info compiles this file too.
-#include "config.h"
+#include "xrdma_common/config.h"
 
 namespace xrdma::mpi {
 
@@ -27,7 +27,8 @@ const Knob knobs[] = {
     {nullptr, nullptr, nullptr},
 };
 
-// Before any static initialiser could read a knob.
+// Before any static initialiser of the MPI layer could read a knob (the
+// plugin's library, where the registry is, is initialised first).
 __attribute__((constructor(101))) void register_knobs() { config_register(knobs); }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include "window.h"
 #include "xrdma_mpi.h"
 
-#include "bytes.h"
-#include "free_list.h"
+#include "xrdma_common/bytes.h"
+#include "xrdma_common/free_list.h"
 
 #include <cstring>
 #include <string>

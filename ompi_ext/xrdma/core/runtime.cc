@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "config.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "window.h"
 
 #include <hwloc.h>

@@ -1,8 +1,8 @@
 #include "window.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "errors.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "runtime.h"
 
 #include <algorithm>

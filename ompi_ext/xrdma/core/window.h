@@ -7,7 +7,7 @@
 #include "node_local.h"
 #include "op_wire.h"
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
 
 #include <cstdint>

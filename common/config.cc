@@ -1,4 +1,4 @@
-#include "config.h"
+#include "xrdma_common/config.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // XRDMA_* environment knobs: each layer registers a table of its own, with
-// default and meaning of every knob (the plugin's: ucx_plugin/knobs.cc);
+// default and meaning of every knob (these utilities': common/knobs.cc);
 // xrdma_info -c prints them all. Code reads knobs only through config_get().
 #pragma once
 

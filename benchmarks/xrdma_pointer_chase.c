@@ -156,35 +156,6 @@ static int am_progress_hook(void) { return (int)ucp_worker_progress(am.b.worker)
 
 /* ---- the four chases (rank 0, inside MPI_Win_lock_all) ------------------- */
 
-static int report(int rc, const char *what, uint64_t start)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "xrdma_pointer_chase: %s (chase from node %" PRIu64 "): %s\n", what, start, msg);
-    return rc;
-}
-
-static int get_chase(MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
-                     uint64_t *out)
-{
-    uint64_t node = start;
-    for (uint64_t h = 0; h < depth; ++h) {
-        int owner = (int)(node / npr);
-        if (owner == 0) {
-            node = base[node];
-            continue;
-        }
-        uint64_t v;
-        int rc = MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
-        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
-        if (rc != MPI_SUCCESS) return report(rc, "MPI_Get", start);
-        node = v;
-    }
-    *out = node;
-    return MPI_SUCCESS;
-}
-
 /* Rank 0's own nodes first, in every mode. Returns 1 if the chase is over. */
 static int local_prefix(struct chase_args *a, const uint64_t *base, uint64_t npr)
 {
@@ -230,7 +201,7 @@ static int x_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr
     uint64_t answer = UINT64_MAX;
     int rc = MPIX_Xget(&answer, 1, MPI_UINT64_T, owner, 0, 0, MPI_UINT64_T, f, &a, (int)sizeof(a), win);
     if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
-    if (rc != MPI_SUCCESS) return report(rc, "MPIX_Xget", start);
+    if (rc != MPI_SUCCESS) return chase_report("xrdma_pointer_chase", rc, "MPIX_Xget", start);
     *out = answer;
     return MPI_SUCCESS;
 }
@@ -410,7 +381,7 @@ int main(int argc, char **argv)
                     if (!o.modes[m]) continue;
                     uint64_t got = UINT64_MAX;
                     double t0 = chase_now_us();
-                    int rc = m == MODE_GET  ? get_chase(win, base, npr, start, co.depth, &got)
+                    int rc = m == MODE_GET  ? chase_get("xrdma_pointer_chase", win, base, npr, start, co.depth, 0, &got)
                              : m == MODE_AM ? am_chase(base, npr, start, co.depth, &got)
                              : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, co.depth, &got)
                                              : x_chase(win, f[m - MODE_NATIVE], base, npr, start, co.depth, &got);

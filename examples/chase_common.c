@@ -3,6 +3,7 @@
 #include "chase_common.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -105,6 +106,42 @@ struct chase_walk chase_walk(const uint64_t *next, uint64_t npr, uint64_t start,
     }
     w.answer = node;
     return w;
+}
+
+int chase_get(const char *prog, MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
+              int requests, uint64_t *out)
+{
+    uint64_t node = start;
+    for (uint64_t h = 0; h < depth; ++h) {
+        int owner = (int)(node / npr);
+        if (owner == 0) {
+            node = base[node];
+            continue;
+        }
+        uint64_t v;
+        int rc;
+        if (requests) {
+            MPI_Request rq;
+            rc = MPI_Rget(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win, &rq);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
+            if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
+        }
+        if (rc != MPI_SUCCESS) return chase_report(prog, rc, requests ? "MPI_Rget" : "MPI_Get", start);
+        node = v;
+    }
+    *out = node;
+    return MPI_SUCCESS;
+}
+
+int chase_report(const char *prog, int rc, const char *what, uint64_t start)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "%s: %s (chase from node %" PRIu64 "): %s\n", prog, what, start, msg);
+    return rc;
 }
 
 /* ---- the command line -------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #define XRDMA_CHASE_COMMON_H
 
 #include <getopt.h>
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +30,17 @@ struct chase_walk {
     uint64_t messages;    /* X-RDMA and AM: the first message, forwards, the reply */
 };
 struct chase_walk chase_walk(const uint64_t *next, uint64_t npr, uint64_t start, uint64_t depth);
+
+/* The MPI_Get chain, the baseline (rank 0, inside an access epoch on @p win):
+ * one MPI_Get + MPI_Win_flush per node that is not rank 0's (@p requests:
+ * MPI_Rget + MPI_Wait instead); rank 0's own nodes are read from @p base.
+ * MPI_SUCCESS with the final node in *out, or the error (reported). */
+int chase_get(const char *prog, MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
+              int requests, uint64_t *out);
+
+/* Say on standard error that the chase from @p start failed in @p what
+ * with MPI error code @p rc; returns rc. */
+int chase_report(const char *prog, int rc, const char *what, uint64_t start);
 
 /* ---- the command line -------------------------------------------------------- */
 

@@ -36,43 +36,7 @@
 
 /* ---- the two chases (rank 0, inside MPI_Win_lock_all) ----------------- */
 
-static int report(int rc, const char *what, uint64_t start)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "mpi_pointer_chase: %s (chase from node %" PRIu64 "): %s\n", what, start, msg);
-    return rc;
-}
-
 static int g_requests; /* --requests */
-
-static int get_chase(MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
-                     uint64_t *out)
-{
-    uint64_t node = start;
-    for (uint64_t h = 0; h < depth; ++h) {
-        int owner = (int)(node / npr);
-        if (owner == 0) {
-            node = base[node];
-            continue;
-        }
-        uint64_t v;
-        int rc;
-        if (g_requests) {
-            MPI_Request rq;
-            rc = MPI_Rget(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win, &rq);
-            if (rc == MPI_SUCCESS) rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
-        } else {
-            rc = MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
-            if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
-        }
-        if (rc != MPI_SUCCESS) return report(rc, g_requests ? "MPI_Rget" : "MPI_Get", start);
-        node = v;
-    }
-    *out = node;
-    return MPI_SUCCESS;
-}
 
 static int xrdma_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr, uint64_t start,
                        uint64_t depth, uint64_t *out)
@@ -99,7 +63,7 @@ static int xrdma_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t
         rc = MPIX_Xget(&answer, 1, MPI_UINT64_T, owner, 0, 0, MPI_UINT64_T, f, &a, (int)sizeof(a), win);
         if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
     }
-    if (rc != MPI_SUCCESS) return report(rc, g_requests ? "MPIX_Rxget" : "MPIX_Xget", start);
+    if (rc != MPI_SUCCESS) return chase_report("mpi_pointer_chase", rc, g_requests ? "MPIX_Rxget" : "MPIX_Xget", start);
     *out = answer;
     return MPI_SUCCESS;
 }
@@ -182,7 +146,7 @@ int main(int argc, char **argv)
                 uint64_t got = UINT64_MAX;
                 double t0 = chase_now_us();
                 int rc = x ? xrdma_chase(win, f, base, npr, start, o.depth, &got)
-                           : get_chase(win, base, npr, start, o.depth, &got);
+                           : chase_get("mpi_pointer_chase", win, base, npr, start, o.depth, g_requests, &got);
                 double dt = chase_now_us() - t0;
                 if (rc != MPI_SUCCESS) {
                     failed = 1;

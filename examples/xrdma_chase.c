@@ -32,6 +32,25 @@
 
 static long g_spin = -1; /* --spin: idle progress calls before sched_yield; <0: choose */
 
+/* Rank 0: progress (spinning @p spin idle polls before each yield) until
+ * *done; dies after TIMEOUT_S without an answer to @p what. */
+static void wait_for(struct bench_ucx *b, volatile int *done, long spin, const char *what)
+{
+    long idle = 0;
+    double t0 = 0;
+    while (!*done) {
+        if (ucx_ifunc_progress(b->ictx)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle > spin) sched_yield();
+        if ((idle & 0xffff) == 0) {
+            if (t0 == 0) t0 = chase_now_us();
+            else if (chase_now_us() - t0 > TIMEOUT_S * 1e6) bench_die("no answer to %s after %.0f s", what, TIMEOUT_S);
+        }
+    }
+}
+
 /* ---- the same chase with predeployed UCP active messages (reference) -- */
 
 /* What an application would write without injected code: the chase step is
@@ -121,19 +140,7 @@ static uint64_t am_chase(struct bench_ucx *b, const struct chase_slice *s, uint6
     if (m.remaining == 0) return m.node;
     g_am.done = 0;
     am_send((int)(m.node / s->nodes_per_rank), AM_HOP, &m);
-    long idle = 0;
-    double t0 = 0;
-    while (!g_am.done) {
-        if (ucx_ifunc_progress(b->ictx)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle > spin) sched_yield();
-        if ((idle & 0xffff) == 0) {
-            if (t0 == 0) t0 = chase_now_us();
-            else if (chase_now_us() - t0 > TIMEOUT_S * 1e6) bench_die("no answer to an AM chase after %.0f s", TIMEOUT_S);
-        }
-    }
+    wait_for(b, &g_am.done, spin, "an AM chase");
     return g_am.answer;
 }
 
@@ -178,19 +185,7 @@ static uint64_t xrdma_chase(struct bench_ucx *b, ucx_ifunc_h f, const struct cha
     int owner = (int)(m.node / s->nodes_per_rank);
     ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[owner], &m, sizeof(m), chase_done, &res);
     if (st != UCX_IFUNC_INPROGRESS) bench_die("ucx_ifunc_invoke_nb: %s", ucx_ifunc_status_string(st));
-    long idle = 0;
-    double t0 = 0;
-    while (!res.done) {
-        if (ucx_ifunc_progress(b->ictx)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle > spin) sched_yield();
-        if ((idle & 0xffff) == 0) {
-            if (t0 == 0) t0 = chase_now_us();
-            else if (chase_now_us() - t0 > TIMEOUT_S * 1e6) bench_die("no answer to a chase after %.0f s", TIMEOUT_S);
-        }
-    }
+    wait_for(b, &res.done, spin, "a chase");
     if (res.status != UCX_IFUNC_OK)
         bench_die("chase from node %" PRIu64 " failed at rank %d: %s (%s)", start, res.rank,
             ucx_ifunc_status_string(res.status), res.message);
@@ -295,18 +290,9 @@ int main(int argc, char **argv)
         double t0 = 0;
         for (int i = 0; i < total; ++i) {
             if (i == o.warmup) t0 = chase_now_us();
-            uint64_t node = chase_start_node(i, n);
-            for (uint64_t h = 0; h < o.depth; ++h) {
-                int owner = (int)(node / npr);
-                if (owner == 0) {
-                    node = base[node];
-                } else {
-                    uint64_t v;
-                    MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
-                    MPI_Win_flush(owner, win);
-                    node = v;
-                }
-            }
+            uint64_t node = UINT64_MAX;
+            if (chase_get("xrdma_chase", win, base, npr, chase_start_node(i, n), o.depth, 0, &node) != MPI_SUCCESS)
+                node = UINT64_MAX; /* reported; counts as a wrong answer */
             if (i >= o.warmup) ok_get += node == ref[i].answer;
             else if (node != ref[i].answer) ok_get = INT_MIN; /* warm-up wrong too */
         }

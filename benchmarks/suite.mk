@@ -91,13 +91,15 @@ EXTRA_DIST += benchmarks/gen-cold-ifunc
 # The pointer chase; its AM baseline's worker is progressed by Open MPI's
 # progress engine (opal_progress_register, libopen-pal) like the X-RDMA layer.
 noinst_PROGRAMS += benchmarks/xrdma_pointer_chase
-benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h
-benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h \
+	examples/chase_common.c examples/chase_common.h examples/xrdma_chase.h
+benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -I$(top_srcdir)/examples
 benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD) -lopen-pal
 benchmarks_xrdma_pointer_chase_LDFLAGS = -no-install
 EXTRA_benchmarks_xrdma_pointer_chase_DEPENDENCIES = $(CHASE_IMAGES)
 CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
 # The step is the example's (examples/mpi_chase_ifunc.c), built twice.
+$(CHASE_IMAGES): examples/xrdma_chase.h
 benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)

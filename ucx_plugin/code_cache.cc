@@ -1,25 +1,14 @@
 #include "code_cache.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "loader_jit.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <cstring>
 
 namespace xrdma {
 
 namespace {
-
-std::string parts_of(const ImageView &img)
-{
-    std::string s;
-    for (const PartView &p : img.parts) {
-        if (!s.empty()) s += ", ";
-        s += p.kind == PartKind::native_elf ? "native " : p.kind == PartKind::llvm_bitcode ? "bitcode " : "other ";
-        s += std::string(p.triple);
-    }
-    return s.empty() ? "none" : s;
-}
 
 // XRDMA_CODE: auto takes the native part for this triple if there is one,
 // else the bitcode part for it; native and bitcode take only that kind.
@@ -40,7 +29,7 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
     if (native && mode != "bitcode") return load_native(img, label, out, why);
     if (bitcode && mode != "native") return load_bitcode(img, *bitcode, label, out, why);
     *why = "image has no part this target can run (XRDMA_CODE=" + mode + ", target " + host_triple() +
-           "); the image has: " + parts_of(img);
+           "); the image has: " + describe_parts(img);
     return UCX_IFUNC_ERR_NO_PART;
 }
 

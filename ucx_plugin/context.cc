@@ -1,10 +1,10 @@
 // Context lifecycle, AM receive handlers, progress and message sending.
 #include "context.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "fault.h"
-#include "free_list.h"
-#include "log.h"
+#include "xrdma_common/free_list.h"
+#include "xrdma_common/log.h"
 #include "sha256.h"
 #include "xrdma_config.h"
 
@@ -438,7 +438,6 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
 void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
 {
     if (!ctx) return;
-    ctx->destroying = true;
     if (ctx->am_enabled) {
         set_handler(ctx->params.worker, ctx->am_invoke, nullptr, nullptr);
         set_handler(ctx->params.worker, ctx->am_reply, nullptr, nullptr);

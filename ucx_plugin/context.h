@@ -1,9 +1,9 @@
 // Internal state of a ucx_ifunc context (origin and target sides).
 #pragma once
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "code_cache.h"
-#include "free_list.h"
+#include "xrdma_common/free_list.h"
 #include "image.h"
 #include "ucx_ifunc.h"
 #include "wire.h"
@@ -39,7 +39,7 @@ struct xrdma_ctx {
     const std::string *entry;          // its name (the invocation's, alive while it runs)
     ucp_ep_h reply_ep;                 // direct sender
     void *target_args;                 // put-and-poll mode
-    void *layer_data;                  // for the layer above (MPI)
+    void *layer_data;                  // for the layer above
     bool replied, forwarded;
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;
@@ -117,7 +117,6 @@ struct ucx_ifunc_context {
     ucx_ifunc_context_params_t params;
     bool am_enabled;
     uint16_t am_invoke, am_reply;  // AM ids of this context
-    bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     // frame_poll()'s private copy of a frame (kept for its capacity).
     std::vector<uint8_t> poll_copy;

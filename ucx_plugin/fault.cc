@@ -1,10 +1,9 @@
 #include "fault.h"
 
-#include "bytes.h"
-
-#include "config.h"
+#include "xrdma_common/bytes.h"
+#include "xrdma_common/config.h"
 #include "loader_native.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
 
 #include <csetjmp>

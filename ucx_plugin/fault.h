@@ -13,7 +13,7 @@
 // function it called may hold a lock (malloc), so the timer waits for it.
 #pragma once
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
 
 #include <csignal>

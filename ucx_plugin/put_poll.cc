@@ -5,9 +5,10 @@
 // frame, verifies the copy and runs the copy, never the live buffer.
 #include "put_poll.h"
 
+#include "xrdma_common/bytes.h"
 #include "context.h"
 #include "fault.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <atomic>
 #include <cstring>
@@ -18,8 +19,6 @@ using namespace xrdma;
 namespace xrdma {
 
 namespace {
-
-size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 uint64_t next_nonce()
 {

@@ -2,9 +2,9 @@
 // forward it; and the runtime API the injected code calls (xrdma_*).
 #include "context.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "fault.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <algorithm>
 #include <chrono>

@@ -196,6 +196,17 @@ MPI_WINDOW_TESTS = tests/mpi/windows-np2-shm.mpitest tests/mpi/windows-limited-n
 TESTS += $(MPI_WINDOW_TESTS)
 CLEANFILES += $(MPI_WINDOW_TESTS)
 
+# A window whose XRDMA set-up fails (XRDMA_DEBUG_WINDOW_FAIL) releases its
+# slot, context and communicator: the windows after it work.
+check_PROGRAMS += tests/mpi/test_window_setup
+tests_mpi_test_window_setup_SOURCES = tests/mpi/test_window_setup.c tests/mpi/mpitest.h
+tests_mpi_test_window_setup_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_window_setup_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_window_setup_LDFLAGS = -no-install
+MPI_WINDOW_SETUP_TESTS = tests/mpi/window_setup-np2-shm.mpitest tests/mpi/window_setup-np3-tcp.mpitest
+TESTS += $(MPI_WINDOW_SETUP_TESTS)
+CLEANFILES += $(MPI_WINDOW_SETUP_TESTS)
+
 # xrdma_log() at the target, rate-limited (run-mpitest checks the output).
 check_PROGRAMS += tests/mpi/test_log
 tests_mpi_test_log_SOURCES = tests/mpi/test_log.c tests/mpi/mpitest.h

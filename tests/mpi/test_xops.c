@@ -55,8 +55,11 @@ static void load_image(const char *path, int n, MPIX_Ifunc **f, const char **nam
     free(img);
 }
 
+static const char *ops_image_path; /* the first image, for origin-side checks */
+
 static void load_all(char **paths)
 {
+    ops_image_path = paths[0];
     MPIX_Ifunc *ops[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop};
     const char *names[] = {"accumulate", "store_max", "sum", "filter_gt", "double_then_get", "bump",
                            "log_seq", "tour", "fail_with", "noop"};
@@ -410,6 +413,11 @@ static void test_errors(void)
     char junk[100] = "not an image";
     CHECK(mt_error_is(MPIX_Ifunc_load_mem(junk, sizeof(junk), "x", &bad), MPIX_ERR_IFUNC_IMAGE, "magic"), "junk image");
     CHECK(mt_error_is(MPIX_Ifunc_load("/nonexistent/f.xfn", NULL, &bad), MPI_ERR_FILE, "/nonexistent/f.xfn"), "missing file");
+    /* A file larger than the limit every target applies is refused at load. */
+    setenv("XRDMA_MAX_IMAGE_SIZE", "64", 1);
+    CHECK(mt_error_is(MPIX_Ifunc_load(ops_image_path, "sum", &bad), MPIX_ERR_IFUNC_DENIED, "XRDMA_MAX_IMAGE_SIZE=64"),
+          "image over XRDMA_MAX_IMAGE_SIZE");
+    unsetenv("XRDMA_MAX_IMAGE_SIZE");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
 }

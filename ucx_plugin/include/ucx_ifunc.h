@@ -269,6 +269,25 @@ void ucx_ifunc_ctx_fail(struct xrdma_ctx *x, ucx_ifunc_status_t status, const ch
  */
 int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n);
 
+/** A function of the layer above that injected code may call by name. */
+typedef struct {
+    const char *name;  /**< As injected code calls it, e.g. "xrdma_target". */
+    void *address;     /**< The function (cast to void *). */
+} ucx_ifunc_runtime_symbol_t;
+
+/**
+ * Add functions of the layer above to the runtime API injected code calls
+ * (the MPI layer adds its window accessors xrdma_target() ... this way):
+ * XRDMA_SYMBOLS=runtime allows them, and the bitcode loader binds them to
+ * @p address even when the layer was loaded RTLD_LOCAL. Names are copied.
+ * Call it before images that use them are loaded (at initialisation); the
+ * plugin's own functions (xrdma_reply() ...) are always there. Registering a
+ * name again with the same address does nothing; with another address, or
+ * a NULL name or address, nothing is registered and
+ * UCX_IFUNC_ERR_INVALID_PARAM is returned.
+ */
+ucx_ifunc_status_t ucx_ifunc_register_runtime(const ucx_ifunc_runtime_symbol_t *symbols, size_t count);
+
 /**
  * Validate an image without a context: the status image_parse gives, plus
  * NO_ENTRY if @p entry (or, when NULL, a single entry) is not listed. The

@@ -15,8 +15,9 @@
  * xrdma_origin(), xrdma_rank(), xrdma_size(), xrdma_user_ptr() and
  * xrdma_log(). The MPI
  * layer (libmpix_xrdma) adds the window accessors xrdma_target(),
- * xrdma_incoming() and xrdma_win_base(); an image that calls them can only be
- * loaded by a target that runs the MPI layer.
+ * xrdma_incoming() and xrdma_win_base() (registered with the plugin through
+ * ucx_ifunc_register_runtime(), ucx_ifunc(3)); an image that calls them can
+ * only be loaded by a target that runs the MPI layer.
  */
 #ifndef XRDMA_IFUNC_H
 #define XRDMA_IFUNC_H

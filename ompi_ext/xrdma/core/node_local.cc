@@ -2,7 +2,7 @@
 
 #include "window.h"
 
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <sys/ipc.h>
 #include <sys/shm.h>

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "config.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "window.h"
 
 #include <hwloc.h>
@@ -68,10 +68,19 @@ Runtime &Runtime::get()
     return rt;
 }
 
+Runtime::~Runtime()
+{
+    for (auto &kv : windows) (void)kv.second.release();
+}
+
 int Runtime::start()
 {
     std::lock_guard<std::recursive_mutex> guard(mu);
     if (started_) return MPI_SUCCESS;
+    if (register_window_accessors() != UCX_IFUNC_OK) {
+        XRDMA_ERROR("the window accessors (xrdma_target ...) cannot be added to the runtime API");
+        return MPI_ERR_OTHER;
+    }
     ucp_params_t p{};
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;

@@ -1,7 +1,9 @@
 // Target side of an X-operation: find the region the origin named, check it
 // lies in this rank's window memory, run the ifunc on it, and for Xget return
 // the region when the ifunc did not reply itself. Also the accessors injected
-// code calls (xrdma_target, xrdma_incoming, xrdma_win_base).
+// code calls (xrdma_target, xrdma_target_blocks, xrdma_incoming,
+// xrdma_win_base), which the plugin learns of through
+// ucx_ifunc_register_runtime().
 #include "datatype.h"
 #include "op_wire.h"
 #include "window.h"
@@ -239,3 +241,18 @@ void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 }
 
 }  // extern "C"
+
+namespace xrdma::mpi {
+
+ucx_ifunc_status_t register_window_accessors()
+{
+    static const ucx_ifunc_runtime_symbol_t accessors[] = {
+        {"xrdma_target", reinterpret_cast<void *>(&xrdma_target)},
+        {"xrdma_incoming", reinterpret_cast<void *>(&xrdma_incoming)},
+        {"xrdma_win_base", reinterpret_cast<void *>(&xrdma_win_base)},
+        {"xrdma_target_blocks", reinterpret_cast<void *>(&xrdma_target_blocks)},
+    };
+    return ucx_ifunc_register_runtime(accessors, sizeof(accessors) / sizeof(accessors[0]));
+}
+
+}  // namespace xrdma::mpi

@@ -1,6 +1,6 @@
 #include "target_lock.h"
 
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <pthread.h>
 #include <sched.h>

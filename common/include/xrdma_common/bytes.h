@@ -49,4 +49,7 @@ inline void copy_bytes(void *dst, const void *src, size_t n)
     }
 }
 
+// @p v rounded up to a multiple of @p a (a > 0).
+constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
 }  // namespace xrdma

@@ -181,7 +181,12 @@ std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *
 // Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
 
-// Run an entry through the context's dispatch hook.
+// receive.cc: install (or remove) the context's AM handlers; forget it in
+// the list of contexts with queued messages (before it is deleted).
+ucs_status_t set_am_handlers(ucx_ifunc_context *ctx, bool on);
+void forget_queued(ucx_ifunc_context *ctx);
+
+// dispatch.cc: run an entry through the context's dispatch hook.
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
                    size_t args_len);
 

@@ -1,0 +1,49 @@
+// Dispatch: an entry runs through the layer's dispatch hook, under fault
+// containment (guarded_entry: only the ifunc's own frames unwind on a
+// fault), one at a time per context; an image whose code faulted or ran
+// past its time is quarantined.
+#include "context.h"
+
+#include "fault.h"
+#include "xrdma_common/log.h"
+
+using namespace xrdma;
+
+namespace xrdma {
+
+namespace {
+
+// What a dispatch hook calls as "the entry": the real one under fault
+// containment, so a contained fault unwinds only the ifunc's own frames.
+int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
+{
+    FaultInfo fault;
+    int rc = guarded_call(x->image ? x->image->code.get() : nullptr, run_chain, x, args, len, &fault);
+    if (fault.signal || fault.timeout) {
+        x->fail_status = fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
+        x->fail_message = "ifunc '" + *x->entry + "': " + describe(fault);
+    }
+    return rc;
+}
+
+}  // namespace
+
+int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
+{
+    x->payload = static_cast<const uint8_t *>(args);
+    x->real_entry = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
+    ctx->in_dispatch++;
+    int rc = ctx->params.dispatch
+                 ? ctx->params.dispatch(ctx->params.dispatch_arg, x, guarded_entry, args, args_len)
+                 : guarded_entry(x, args, args_len);
+    ctx->in_dispatch--;
+    ctx->stats.executed++;
+    if (x->fail_status == UCX_IFUNC_ERR_FAULT || x->fail_status == UCX_IFUNC_ERR_TIMEOUT) {
+        ctx->quarantined.insert(x->image->view.hash);
+        XRDMA_WARN("rank %d: %s; image %s quarantined", ctx->params.rank, x->fail_message.c_str(),
+                   hash_hex(x->image->view.hash, 8).c_str());
+    }
+    return rc;
+}
+
+}  // namespace xrdma

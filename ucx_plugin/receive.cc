@@ -1,0 +1,207 @@
+// Receiving and progress: the UCP active-message handlers (a message runs
+// right in the handler when nothing waits before it, else it is queued with
+// its own copy, large ones fetched by rendezvous), the queue of every context
+// of a worker, and ucx_ifunc_progress().
+#include "context.h"
+
+#include "fault.h"
+#include "xrdma_common/free_list.h"
+#include "xrdma_common/log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+using namespace xrdma;
+
+namespace xrdma {
+
+namespace {
+
+void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
+{
+    auto *in = static_cast<Incoming *>(user_data);
+    in->ready = true;
+    in->recv_status = from_ucs(status);
+    ucp_request_free(request);
+}
+
+// Contexts that a worker pass (through any context of that worker) queued
+// messages for; ucx_ifunc_progress() runs them after its pass.
+std::mutex g_queued_mu;
+std::vector<ucx_ifunc_context *> g_queued;
+
+void mark_queued(ucx_ifunc_context *ctx)
+{
+    std::lock_guard<std::mutex> guard(g_queued_mu);
+    if (ctx->queued_listed) return;
+    ctx->queued_listed = true;
+    g_queued.push_back(ctx);
+}
+
+void handle(ucx_ifunc_context *ctx, Incoming &in)
+{
+    if (in.am_id == kAmInvoke)
+        target_handle_invoke(ctx, in);
+    else
+        origin_handle_reply(ctx, in);
+}
+
+ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
+                        size_t header_length, void *data, size_t length,
+                        const ucp_am_recv_param_t *param)
+{
+    const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+    ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    if (!rndv && ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty()) {
+        // Nothing waits before it: run it now, from UCX's buffers.
+        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
+                    View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
+        ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
+        ctx->in_handler = true;
+        handle(ctx, in);
+        ctx->in_handler = false;
+        ctx->in_progress = true;
+        return UCS_OK;
+    }
+    std::unique_ptr<Incoming> in(ctx->spare.get(length));
+    in->am_id = am_id;
+    in->hdr_buf.assign(static_cast<const uint8_t *>(header),
+                       static_cast<const uint8_t *>(header) + header_length);
+    in->hdr = View{in->hdr_buf.data(), in->hdr_buf.size()};
+    in->reply_ep = reply_ep;
+    in->recv_status = UCX_IFUNC_OK;
+    in->ready = true;
+    if (rndv) {
+        // Large message: fetch it; its place in the queue is kept meanwhile.
+        in->data_buf.resize(length);
+        in->data = View{in->data_buf.data(), length};
+        in->ready = false;
+        ucp_request_param_t p;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+        p.cb.recv_am = rndv_done;
+        p.user_data = in.get();
+        ucs_status_ptr_t r =
+            ucp_am_recv_data_nbx(ctx->params.worker, data, in->data_buf.data(), length, &p);
+        if (r == nullptr) {
+            in->ready = true;
+        } else if (UCS_PTR_IS_ERR(r)) {
+            in->ready = true;
+            in->recv_status = from_ucs(UCS_PTR_STATUS(r));
+        }
+    } else {
+        in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
+        in->data = View{in->data_buf.data(), length};
+    }
+    ctx->incoming.push_back(std::move(in));
+    mark_queued(ctx);
+    return UCS_OK;
+}
+
+ucs_status_t am_invoke_cb(void *arg, const void *header, size_t header_length, void *data,
+                          size_t length, const ucp_am_recv_param_t *param)
+{
+    return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmInvoke, header, header_length,
+                      data, length, param);
+}
+
+ucs_status_t am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
+                         size_t length, const ucp_am_recv_param_t *param)
+{
+    return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmReply, header, header_length,
+                      data, length, param);
+}
+
+ucs_status_t set_handler(ucp_worker_h worker, uint16_t id, ucp_am_recv_callback_t cb, void *arg)
+{
+    ucp_am_handler_param_t p;
+    p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                   UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+    p.id = id;
+    p.cb = cb;
+    p.arg = arg;
+    p.flags = UCP_AM_FLAG_WHOLE_MSG;
+    return ucp_worker_set_am_recv_handler(worker, &p);
+}
+
+// Run what @p ctx has queued (invocations, replies, then batched acks).
+unsigned run_queued(ucx_ifunc_context *ctx)
+{
+    if (ctx->in_handler || ctx->in_dispatch) {
+        if (!ctx->incoming.empty()) mark_queued(ctx);  // run it on a later pass
+        return 0;
+    }
+    unsigned n = 0;
+    while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
+        std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());
+        ctx->incoming.pop_front();
+        handle(ctx, *in);
+        ++n;
+        const size_t cap = in->data_buf.capacity();
+        ctx->spare.put(in.release(), cap);
+    }
+    if (!ctx->acks.empty()) flush_acks(ctx);
+    if (!ctx->incoming.empty()) mark_queued(ctx);  // a large message still arriving
+    return n;
+}
+
+// Run what a pass over @p worker queued for its other contexts.
+unsigned run_others(ucp_worker_h worker)
+{
+    std::vector<ucx_ifunc_context *> mine;
+    {
+        std::lock_guard<std::mutex> guard(g_queued_mu);
+        if (g_queued.empty()) return 0;
+        size_t keep = 0;
+        for (ucx_ifunc_context *c : g_queued) {
+            if (c->params.worker == worker) {
+                c->queued_listed = false;
+                mine.push_back(c);
+            } else {
+                g_queued[keep++] = c;
+            }
+        }
+        g_queued.resize(keep);
+    }
+    unsigned n = 0;
+    for (ucx_ifunc_context *c : mine) n += run_queued(c);
+    return n;
+}
+
+}  // namespace
+
+ucs_status_t set_am_handlers(ucx_ifunc_context *ctx, bool on)
+{
+    ucp_worker_h w = ctx->params.worker;
+    ucs_status_t st = set_handler(w, ctx->am_invoke, on ? am_invoke_cb : nullptr, on ? ctx : nullptr);
+    if (st == UCS_OK || !on) st = set_handler(w, ctx->am_reply, on ? am_reply_cb : nullptr, on ? ctx : nullptr);
+    return st;
+}
+
+void forget_queued(ucx_ifunc_context *ctx)
+{
+    std::lock_guard<std::mutex> guard(g_queued_mu);
+    g_queued.erase(std::remove(g_queued.begin(), g_queued.end(), ctx), g_queued.end());
+}
+
+}  // namespace xrdma
+
+extern "C" {
+
+unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
+{
+    // Called from a completion callback that runs inside UCX's progress (a
+    // message handled in the AM handler): UCX progress must not recurse.
+    if (ctx->in_handler) return 0;
+    ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
+    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
+    ctx->in_progress = false;
+    if (ctx->in_dispatch) return n;
+    // This context, then every other one of the worker that the pass queued
+    // messages for: contexts sharing a worker (one per MPI window) cost one
+    // worker pass, not one each.
+    n += run_queued(ctx);
+    return n + run_others(ctx->params.worker);
+}
+
+}  // extern "C"

@@ -1,0 +1,228 @@
+// Sending: invocations, replies, batched acknowledgements and "need code"
+// answers, each through transmit() (the immediate-send heuristic and the
+// pooled send buffers); and which peer was sent which image.
+#include "context.h"
+
+#include "fault.h"
+#include "xrdma_common/free_list.h"
+#include "xrdma_common/log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+using namespace xrdma;
+
+namespace xrdma {
+
+namespace {
+
+// A message to send, as views: header, up to three data pieces, and the
+// image (shared) for code-carrying invocations.
+struct Message {
+    const void *hdr;
+    size_t hdr_len;
+    struct Piece {
+        const void *p;
+        size_t len;
+    } piece[3];
+    std::shared_ptr<const std::vector<uint8_t>> image;  // sent after piece[0]
+
+    size_t data_len() const
+    {
+        return piece[0].len + piece[1].len + piece[2].len + (image ? image->size() : 0);
+    }
+};
+
+// What UCX reads a message from until the send completes: header and data,
+// the data as one contiguous buffer (UCX sends a contiguous message above its
+// rendezvous threshold zero-copy through cma, knem or RDMA, an IOV one as
+// bcopy fragments through its pending queue, several times slower).
+struct SendOp {
+    std::vector<uint8_t> hdr;
+    Bytes data;
+};
+
+// Finished SendOps kept for reuse by the thread that completes them, so a
+// stream of messages allocates nothing. A send completes in the calling
+// thread or in whichever thread progresses the worker later.
+thread_local SizedFreeList<SendOp, 64, 4> send_pool;
+
+SendOp *send_op_get(size_t bytes) { return send_pool.get(bytes); }
+void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity()); }
+
+void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    if (status != UCS_OK && status != UCS_ERR_CANCELED)
+        XRDMA_DEBUG("send failed: %s", ucs_status_string(status));
+    send_op_put(static_cast<SendOp *>(user_data));
+    ucp_request_free(request);
+}
+
+// A small message first goes out from the stack, as a short send UCX
+// completes at once; if UCX cannot (no resources, or longer than its short
+// limit: 228 bytes with the MPI layer's 256-byte shared-memory FIFO
+// elements, 100 with UCX's default), from a pooled buffer with a callback.
+// Sizes that failed are sent the second way directly for a while (a
+// context's transport rarely changes its limit, but a full FIFO clears).
+constexpr size_t kImmediateMax = 256;
+constexpr unsigned kImmediateRetry = 1024;
+
+ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+{
+    ucp_worker_h worker = ctx->params.worker;
+    size_t len = m.data_len();
+    if (len >= ctx->imm_fail_min && ++ctx->imm_skipped >= kImmediateRetry) {
+        ctx->imm_fail_min = SIZE_MAX;
+        ctx->imm_skipped = 0;
+    }
+    if (!m.image && len <= kImmediateMax && len < ctx->imm_fail_min) {
+        uint8_t buf[kImmediateMax];
+        size_t n = 0;
+        for (const auto &pc : m.piece) {
+            if (pc.len) memcpy(buf + n, pc.p, pc.len);
+            n += pc.len;
+        }
+        ucp_request_param_t p;
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, buf, n, &p);
+        if (r == nullptr) return UCX_IFUNC_OK;
+        if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
+            ucp_request_free(r);
+            return UCX_IFUNC_OK;
+        }
+        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+            XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+            return from_ucs(UCS_PTR_STATUS(r));
+        }
+        ctx->imm_fail_min = len;
+    }
+    SendOp *op = send_op_get(m.data_len());
+    op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
+    op->data.resize(m.data_len());
+    uint8_t *d = op->data.data();
+    auto put = [&d](const void *p, size_t len) {
+        if (len) memcpy(d, p, len);
+        d += len;
+    };
+    put(m.piece[0].p, m.piece[0].len);
+    if (m.image) put(m.image->data(), m.image->size());
+    put(m.piece[1].p, m.piece[1].len);
+    put(m.piece[2].p, m.piece[2].len);
+
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    p.cb.send = send_done;
+    p.user_data = op;
+    ucs_status_ptr_t r =
+        ucp_am_send_nbx(ep, am_id, op->hdr.data(), op->hdr.size(), op->data.data(), op->data.size(), &p);
+    if (r == nullptr) {
+        send_op_put(op);
+        return UCX_IFUNC_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+        send_op_put(op);
+        return from_ucs(UCS_PTR_STATUS(r));
+    }
+    return UCX_IFUNC_INPROGRESS;
+}
+
+}  // namespace
+
+namespace {
+void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids);
+}
+
+ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
+                               const std::string &entry,
+                               std::shared_ptr<const std::vector<uint8_t>> image,
+                               const void *args, size_t args_len)
+{
+    // A failed endpoint may take a send and never complete it.
+    if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
+    InvokeHdr h = hdr;
+    h.image_len = image ? image->size() : 0;
+    h.flags = image ? (h.flags | kHasCode) : (h.flags & ~kHasCode);
+    h.entry_len = uint16_t(entry.size());
+    h.args_len = uint32_t(args_len);
+    ctx->stats.invocations_sent++;
+    if (h.flags & kHasCode) ctx->stats.code_sends++;
+    ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
+    Message m{&h, sizeof(h), {{entry.data(), entry.size()}, {args, args_len}, {nullptr, 0}}, std::move(image)};
+    return transmit(ctx, ep, ctx->am_invoke, m);
+}
+
+void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
+                const std::string &msg, const void *reply, size_t reply_len)
+{
+    // Earlier answers to this endpoint still batched go first: the origin
+    // sees its completions in the order they happened.
+    for (auto &a : ctx->acks)
+        if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
+    ReplyHdr h = make_reply_hdr(kReplyResult, status, ctx->params.rank, req_id, uint32_t(reply_len),
+                                uint16_t(std::min<size_t>(msg.size(), 1024)));
+    ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
+    Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
+    transmit(ctx, ep, ctx->am_reply, m);
+}
+
+namespace {
+void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
+{
+    ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
+                                uint32_t(ids->size() * sizeof(uint64_t)));
+    ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
+    Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    transmit(ctx, ep, ctx->am_reply, m);
+    ids->clear();
+}
+}  // namespace
+
+void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id)
+{
+    for (auto &a : ctx->acks) {
+        if (a.first != ep) continue;
+        a.second.push_back(req_id);
+        if (a.second.size() >= kMaxAcks) send_acks(ctx, ep, &a.second);
+        return;
+    }
+    ctx->acks.emplace_back(ep, std::vector<uint64_t>{req_id});
+}
+
+void flush_acks(ucx_ifunc_context *ctx)
+{
+    for (auto &a : ctx->acks)
+        if (!a.second.empty()) send_acks(ctx, a.first, &a.second);
+}
+
+void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
+{
+    InvokeHdr ih;
+    memcpy(&ih, in.hdr.data(), sizeof(ih));
+    ReplyHdr h = make_reply_hdr(kReplyNeedCode, UCX_IFUNC_ERR_NEED_CODE, ctx->params.rank, ih.req_id);
+    ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
+    Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
+              nullptr};
+    transmit(ctx, ep, ctx->am_reply, m);
+}
+
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
+{
+    // The same endpoint and image as last time (a stream of forwards or
+    // invocations): known without the two table lookups.
+    if (ctx->known_ep == ep && ep && ctx->known_hash == h) return true;
+    auto &set = ctx->code_sent[ep];
+    if (set.count(h)) {
+        ctx->known_ep = ep;
+        ctx->known_hash = h;
+        return true;
+    }
+    if (mark) set.insert(h);
+    return false;
+}
+
+}  // namespace xrdma

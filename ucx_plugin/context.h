@@ -181,6 +181,15 @@ std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *
 // Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
 
+// code_lookup.cc, the step every path that runs an image shares: whether
+// image @p hash is quarantined here (then @p why says so); its code and
+// entry @p entry, from the cache or loaded from @p code (@p code_len bytes;
+// nullptr: none came, UCX_IFUNC_ERR_NEED_CODE).
+bool refuse_quarantined(ucx_ifunc_context *ctx, const Hash &hash, std::string *why);
+ucx_ifunc_status_t find_entry(ucx_ifunc_context *ctx, const Hash &hash, const uint8_t *code, size_t code_len,
+                              const std::string &entry, std::shared_ptr<CachedImage> *img, void **fn,
+                              std::string *why);
+
 // receive.cc: install (or remove) the context's AM handlers; forget it in
 // the list of contexts with queued messages (before it is deleted).
 ucs_status_t set_am_handlers(ucx_ifunc_context *ctx, bool on);

@@ -166,31 +166,13 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
     std::string entry(reinterpret_cast<const char *>(buf + sizeof(h)), h.entry_len);
-    // No reference is taken on the per-frame path: nothing changes the cache
-    // while the frame's function runs (no nested poll, see frame_poll()),
-    // and the native path takes one for the context it hands on.
-    CachedImage *img = ctx->cache.find_current(hash);
-    std::shared_ptr<CachedImage> inserted;
-    if (!img) {
-        if (!(h.flags & kFrameHasCode)) {
-            *why = "frame without code for image " + hash_hex(hash, 8) + ", which is not cached here";
-            return UCX_IFUNC_ERR_NEED_CODE;
-        }
-        st = ctx->cache.insert(hash, buf + sizeof(h) + h.entry_len, h.image_len, &inserted, why);
-        if (st != UCX_IFUNC_OK) return st;
-        img = inserted.get();
-        ctx->stats.images_loaded++;
-    }
-    void *fn = img->entry(entry);
-    if (!fn) {
-        *why = "image " + hash_hex(hash, 8) + " has no entry '" + entry + "'";
-        return UCX_IFUNC_ERR_NO_ENTRY;
-    }
+    if (refuse_quarantined(ctx, hash, why)) return UCX_IFUNC_ERR_FAULT;
+    std::shared_ptr<CachedImage> img;
+    void *fn = nullptr;
+    st = find_entry(ctx, hash, (h.flags & kFrameHasCode) ? buf + sizeof(h) + h.entry_len : nullptr, h.image_len,
+                    entry, &img, &fn, why);
+    if (st != UCX_IFUNC_OK) return st;
     uint8_t *args = buf + h.args_off;
-    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
-        *why = "image " + hash_hex(hash, 8) + " is quarantined here after a fault";
-        return UCX_IFUNC_ERR_FAULT;
-    }
     if (h.flags & kFrameCompat) {
         auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(fn);
         FaultInfo fault;
@@ -206,7 +188,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
     } else {
         xrdma_ctx x{};
         x.context = ctx;
-        x.image = inserted ? inserted : ctx->cache.find(hash);
+        x.image = img;
         x.entry = &entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);

@@ -244,31 +244,20 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
 
-    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
-        route.answer(UCX_IFUNC_ERR_FAULT,
-                     at_rank(ctx) + "image " + hash_hex(hash, 8) + " is quarantined here after a fault");
+    if (refuse_quarantined(ctx, hash, &why)) {
+        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
         return;
     }
-    std::shared_ptr<CachedImage> img = ctx->cache.find(hash);
-    if (!img) {
-        if (!(h.flags & kHasCode)) {
-            XRDMA_DEBUG("need code for %s", hash_hex(hash, 8).c_str());
-            send_need_code(ctx, in.reply_ep, in);
-            return;
-        }
-        st = ctx->cache.insert(hash, image, h.image_len, &img, &why);
-        if (st != UCX_IFUNC_OK) {
-            route.answer(st, at_rank(ctx) + why);
-            return;
-        }
-        ctx->stats.images_loaded++;
+    std::shared_ptr<CachedImage> img;
+    void *fn = nullptr;
+    st = find_entry(ctx, hash, (h.flags & kHasCode) ? image : nullptr, h.image_len, entry, &img, &fn, &why);
+    if (st == UCX_IFUNC_ERR_NEED_CODE) {
+        XRDMA_DEBUG("need code for %s", hash_hex(hash, 8).c_str());
+        send_need_code(ctx, in.reply_ep, in);
+        return;
     }
-    void *fn = img->entry(entry);
-    if (!fn) {
-        route.answer(UCX_IFUNC_ERR_NO_ENTRY,
-                     at_rank(ctx) + "image " + hash_hex(hash, 8) +
-                         (img->view.has_entry(entry) ? " lists entry '" + entry + "' but its code does not define it"
-                                                     : " has no entry '" + entry + "'"));
+    if (st != UCX_IFUNC_OK) {
+        route.answer(st, at_rank(ctx) + why);
         return;
     }
 
@@ -396,17 +385,9 @@ ucx_ifunc_status_t ucx_ifunc_movable(ucx_ifunc_h f, char *why_out, size_t why_si
 {
     if (!f) return UCX_IFUNC_ERR_INVALID_PARAM;
     if (f->movable == UCX_IFUNC_INPROGRESS) {  // decided once per registered ifunc
-        ucx_ifunc_context *ctx = f->ctx;
-        std::shared_ptr<CachedImage> img = ctx->cache.find(f->hash);
-        f->movable = UCX_IFUNC_OK;
-        if (!img) {
-            f->movable = ctx->cache.insert(f->hash, f->image->data(), f->image->size(), &img, &f->why_pinned);
-            if (f->movable == UCX_IFUNC_OK) ctx->stats.images_loaded++;
-        }
-        if (f->movable == UCX_IFUNC_OK && !(f->local_fn = img->entry(f->entry))) {
-            f->movable = UCX_IFUNC_ERR_NO_ENTRY;
-            f->why_pinned = "the code does not define entry '" + f->entry + "'";
-        }
+        std::shared_ptr<CachedImage> img;
+        f->movable = find_entry(f->ctx, f->hash, f->image->data(), f->image->size(), f->entry, &img, &f->local_fn,
+                                &f->why_pinned);
         if (f->movable == UCX_IFUNC_OK) {
             f->local = img;
             if (!img->code->movable) {
@@ -438,9 +419,9 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     memcpy(h.hash, f->hash.data(), sizeof(h.hash));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
-    if (!ctx->quarantined.empty() && ctx->quarantined.count(f->hash)) {
-        route.answer(UCX_IFUNC_ERR_FAULT,
-                     at_rank(ctx) + "image " + hash_hex(f->hash, 8) + " is quarantined here after a fault");
+    std::string why;
+    if (refuse_quarantined(ctx, f->hash, &why)) {
+        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
         return UCX_IFUNC_INPROGRESS;
     }
     std::shared_ptr<CachedImage> img = f->local;  // alive while it runs, even if the cache drops it

@@ -24,7 +24,7 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/window.cc ompi_ext/xrdma/core/window.h \
 	ompi_ext/xrdma/core/node_local.cc ompi_ext/xrdma/core/node_local.h \
 	ompi_ext/xrdma/core/target_lock.cc ompi_ext/xrdma/core/target_lock.h \
-	ompi_ext/xrdma/core/target.cc ompi_ext/xrdma/core/ops.cc \
+	ompi_ext/xrdma/core/op_target.cc ompi_ext/xrdma/core/ops.cc \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
 	ompi_ext/xrdma/core/progress_hook.cc
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)

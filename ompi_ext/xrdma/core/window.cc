@@ -88,7 +88,7 @@ std::unordered_map<MPI_Win, std::string> g_unavailable;
 Window::~Window()
 {
     for (auto &kv : registered) ucx_ifunc_deregister(kv.second);
-    if (ctx) ucx_ifunc_context_destroy(ctx);
+    if (context) ucx_ifunc_context_destroy(context);
     if (slot >= 0) Runtime::get().slots.reset(size_t(slot));
     if (comm != MPI_COMM_NULL) comm_release(&comm);
 }
@@ -166,8 +166,8 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.am_id = uint16_t(kAmIdBase + 2 * slot);
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.
-    int ok = ucx_ifunc_context_create(&cp, &w->ctx) == UCX_IFUNC_OK, all_ok = 0;
-    if (!ok) w->ctx = nullptr;
+    int ok = ucx_ifunc_context_create(&cp, &w->context) == UCX_IFUNC_OK, all_ok = 0;
+    if (!ok) w->context = nullptr;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
     if (!all_ok) return unavailable("the X-operation context could not be created in some rank of the window");
     rt.slots.set(size_t(slot));
@@ -214,7 +214,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
         bool detect = mode == "on" || (mode == "auto" && remote);
         w->eps[size_t(i)] = rt.ep_to(a, detect);
         if (!w->eps[size_t(i)]) return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
-        ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
+        ucx_ifunc_peer_add(w->context, i, w->eps[size_t(i)]);
     }
     w->pending.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
@@ -287,7 +287,7 @@ ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
     auto it = w->registered.find(f);
     if (it != w->registered.end()) return it->second;
     ucx_ifunc_h h = nullptr;
-    ucx_ifunc_status_t st = ucx_ifunc_register_mem(w->ctx, f->image.data(), f->image.size(),
+    ucx_ifunc_status_t st = ucx_ifunc_register_mem(w->context, f->image.data(), f->image.size(),
                                                    f->entry.c_str(), 0, &h);
     if (st != UCX_IFUNC_OK) {
         *err = error_code(error_class_of(st), std::string("ifunc '") + f->entry +

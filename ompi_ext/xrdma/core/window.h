@@ -45,7 +45,7 @@ struct Window {
     MPI_Aint bytes;
     int disp_unit;
     std::vector<std::pair<uintptr_t, size_t>> attached;  // dynamic windows
-    ucx_ifunc_context_h ctx = nullptr;
+    ucx_ifunc_context_h context = nullptr;  // the plugin context of its slot
     int slot = -1;  // the slot (AM ids) it holds in Runtime::slots; -1: none
     std::vector<ucp_ep_h> eps;       // by window rank
     std::vector<uint64_t> pending;   // X-ops in flight, by target

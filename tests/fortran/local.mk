@@ -10,3 +10,7 @@ FORTRAN_EXAMPLE_TESTS = \
 TESTS += $(FORTRAN_EXAMPLE_TESTS)
 CLEANFILES += $(FORTRAN_EXAMPLE_TESTS)
 endif
+if XRDMA_F08
+TESTS += tests/fortran/test_install.sh
+endif
+EXTRA_DIST += tests/fortran/test_install.sh

@@ -5,9 +5,10 @@
 # Only when configure found Python with mpi4py, numpy, Numba and pytest.
 EXTRA_DIST += tests/python/run-pytest tests/python/conftest.py tests/python/test_xops.py \
 	tests/python/test_functions.py tests/python/test_chase.py tests/python/test_c_target.py \
-	tests/python/c_target.c
+	tests/python/c_target.c tests/python/test_install.sh
 TEST_EXTENSIONS += .pytest
-PYTEST_LOG_COMPILER = env XRDMA_TEST_PYTHON='$(PYTHON)' $(SHELL) $(top_srcdir)/tests/python/run-pytest
+PYTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/python/run-pytest
+AM_TESTS_ENVIRONMENT += XRDMA_TEST_PYTHON='$(PYTHON)'; export XRDMA_TEST_PYTHON;
 tests/python/%.pytest:
 	@$(MKDIR_P) $(@D) && touch $@
 if XRDMA_PYTHON_TESTS
@@ -21,6 +22,6 @@ PYTHON_TESTS = \
 	tests/python/functions-np2-shm.pytest tests/python/functions-np3-tcp.pytest \
 	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
 	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest
-TESTS += $(PYTHON_TESTS)
+TESTS += $(PYTHON_TESTS) tests/python/test_install.sh
 CLEANFILES += $(PYTHON_TESTS)
 endif

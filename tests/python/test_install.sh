@@ -49,11 +49,13 @@ win.Free()
 PY
 read -ra flags <"$src/scripts/mpirun-flags"
 preload=()
-rt=$(ldd "$root/lib/libmpix_xrdma_core.so.0" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
+rt=$(ldd "$build/tests/python/c_target" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 [ -n "$rt" ] && preload=(-x LD_PRELOAD="$rt")
 cd "$stage" || exit 1
-# The libraries are staged, not where _config.py says: XRDMA_LIBDIR points there.
-check "timeout -k 5 120 mpirun ${flags[*]} ${preload[*]} -x UCX_TLS=sm,self -x XRDMA_LIBDIR='$root/lib' \
+# The libraries are staged, not where _config.py and their run paths say:
+# XRDMA_LIBDIR and LD_LIBRARY_PATH point there.
+export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+check "timeout -k 5 120 mpirun ${flags[*]} ${preload[*]} -x UCX_TLS=sm,self -x LD_LIBRARY_PATH -x XRDMA_LIBDIR='$root/lib' \
        -x PYTHONPATH='$site' -x NUMBA_CACHE_DIR='$stage' -n 2 '$python' app.py '$build/tests/mpi/ifuncs/mpi_ops.xfn' \
        >run.log 2>&1 && grep -q 'answers checked: ok' run.log || { cat run.log; false; }" \
       "an mpi4py program runs with the installed package"

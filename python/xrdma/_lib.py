@@ -71,7 +71,10 @@ MPIX_Xinvoke = _proto("MPIX_Xinvoke", _p, _p, _i, _i, _p)
 MPIX_Rxinvoke = _proto("MPIX_Rxinvoke", _p, _p, _i, _i, _p, _p)
 MPIX_Xprogress = _proto("MPIX_Xprogress")
 
-ucx_ifunc_image_check = core.ucx_ifunc_image_check if hasattr(core, "ucx_ifunc_image_check") else None
+# The plugin's image reader (ucx_ifunc(3)), for xrdma.image.check().
+ucx_ifunc_image_check = core.ucx_ifunc_image_check
+ucx_ifunc_image_check.restype = _i
+ucx_ifunc_image_check.argtypes = [ctypes.c_char_p, _s, ctypes.c_char_p, ctypes.c_char_p, _s, ctypes.c_char_p, _s]
 
 
 def error_class(name):

@@ -17,11 +17,10 @@ bitcode with its LLVM JIT like bitcode from xrdma-cc: it runs no Python and
 needs no Numba. rt.py lists what the function may call at the target.
 
 What the target cannot link is refused here with CompileError naming the
-symbols: Numba's runtime allocator (arrays created in the function,
-NRT_*), the Python C API (Py*), Numba's C helpers (numba_*). Numba's
-reference counting of array views (NRT_decref) stays: the views a function
-can make (numba.carray over window memory or args) have no owner, so its
-call of NRT_MemInfo_call_dtor never runs and is given a trap as its body.
+symbols: Numba's runtime (NRT_*: arrays created in the function), the
+Python C API (Py*), Numba's C helpers (numba_*). Views of window memory and
+args (numba.carray) need none of them: Numba's reference counting of such
+views is optimised away, and is dead code after the stripping above.
 Everything else the function imports is listed in .imports; the target's
 symbol policy (XRDMA_SYMBOLS) decides as for C code."""
 import re
@@ -39,7 +38,6 @@ EXCEPTION_RETURN = -100
 
 SIGNATURE = types.int32(types.voidptr, types.voidptr, types.uintp)
 _REFUSED = (re.compile(r"NRT_"), re.compile(r"_?Py"), re.compile(r"numba_"))
-_DTOR = "NRT_MemInfo_call_dtor"
 
 
 class CompileError(Exception):
@@ -133,20 +131,14 @@ def to_bitcode(pyfunc, entry=None):
     pm.add_global_dce_pass()
     pm.run(mod)
     imports = _declared(mod)
-    refused = [n for n in imports if n != _DTOR and any(r.match(n) for r in _REFUSED)]
+    refused = [n for n in imports if any(r.match(n) for r in _REFUSED)]
     if refused:
         raise CompileError(f"{entry}: needs {', '.join(refused)}, which an XRDMA target does not "
-                           "provide (Numba's runtime allocator, the Python C API or Numba's helpers): "
+                           "provide (Numba's runtime, the Python C API or Numba's helpers): "
                            "create no arrays in the function (view window memory and args with "
                            "numba.carray) and call only numba nopython code and xrdma.rt")
-    if _DTOR in imports:
-        mod = ll.parse_assembly(str(mod).replace(
-            f"declare void @{_DTOR}(i8*)",
-            f"define internal void @{_DTOR}(i8* %p) {{\n  call void @llvm.trap()\n  unreachable\n}}\n"
-            "declare void @llvm.trap()").replace(f"declare void @{_DTOR}(i8*) local_unnamed_addr", ""))
-        imports = _declared(mod)
     mod.verify()
-    return mod.as_bitcode(), _triple_of(mod.triple), [n for n in imports if n != _DTOR]
+    return mod.as_bitcode(), _triple_of(mod.triple), imports
 
 
 class Function:

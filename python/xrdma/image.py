@@ -68,9 +68,5 @@ def check(image, entry=None):
     from . import _lib
     why = ctypes.create_string_buffer(256)
     got = ctypes.create_string_buffer(256)
-    f = _lib.ucx_ifunc_image_check
-    f.restype = ctypes.c_int
-    f.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
-                  ctypes.c_char_p, ctypes.c_size_t]
-    st = f(bytes(image), len(image), entry.encode() if entry else None, got, 256, why, 256)
+    st = _lib.ucx_ifunc_image_check(bytes(image), len(image), entry.encode() if entry else None, got, 256, why, 256)
     return None if st == 0 else (why.value.decode() or f"status {st}")

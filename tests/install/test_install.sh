@@ -2,17 +2,7 @@
 # `make install DESTDIR=...` puts headers, libraries, tools, man pages and the
 # pkg-config files in place, and an MPI program builds against the installed
 # tree with `mpicc -lmpix_xrdma` and with pkg-config, and runs.
-set -uo pipefail
-build=${XRDMA_TEST_BUILDDIR:?}
-src=${XRDMA_TEST_SRCDIR:?}
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-fail=0
-check() { if eval "$1"; then echo "ok - $2"; else echo "FAIL - $2"; fail=1; fi; }
-
-make -C "$build" install DESTDIR="$stage" >"$stage/install.log" 2>&1 || { tail -20 "$stage/install.log"; exit 1; }
-prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
-root=$stage$prefix
+. "${XRDMA_TEST_SRCDIR:?}/tests/install/stage-install.sh"
 for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/mpix_xrdma.h \
          include/mpiext_xrdma_c.h bin/xrdma-cc bin/xrdma_info lib/libucx_ifunc.so lib/libmpix_xrdma.so \
          lib/xrdma/libxrdma_jit.so lib/xrdma/xrdma-jit-helper lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do

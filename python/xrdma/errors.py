@@ -1,0 +1,58 @@
+"""XRDMA's errors as mpi4py.MPI.Exception subclasses.
+
+Every XRDMA error code belongs to an MPI error class (MPIX_ERR_IFUNC_IMAGE
+... created by the C library in MPI_Init) and carries XRDMA's message
+(MPI_Error_string). raise_for() turns a code into the subclass of its class,
+so `except xrdma.IfuncReturnError` and `except MPI.Exception` both work and
+e.Get_error_class() / e.Get_error_string() / str(e) tell what happened."""
+from mpi4py import MPI
+
+from . import _lib
+
+
+class XrdmaError(MPI.Exception):
+    """An error of an X-operation (base of the classes below)."""
+    c_name = None
+
+    def __str__(self):
+        return self.Get_error_string()
+
+
+def _error_class(name, c_name, doc):
+    return type(name, (XrdmaError,), {"c_name": c_name, "__doc__": f"{doc} ({c_name})."})
+
+
+IfuncImageError = _error_class("IfuncImageError", "MPIX_ERR_IFUNC_IMAGE", "Malformed or tampered image, missing entry")
+IfuncLinkError = _error_class("IfuncLinkError", "MPIX_ERR_IFUNC_LINK", "The code could not be loaded at the target")
+IfuncDeniedError = _error_class("IfuncDeniedError", "MPIX_ERR_IFUNC_DENIED", "Refused by the target's symbol policy")
+IfuncFaultError = _error_class("IfuncFaultError", "MPIX_ERR_IFUNC_FAULT", "The code faulted at the target")
+IfuncReturnError = _error_class("IfuncReturnError", "MPIX_ERR_IFUNC_RETURN", "The function returned non-zero")
+IfuncTimeoutError = _error_class("IfuncTimeoutError", "MPIX_ERR_IFUNC_TIMEOUT", "It ran past XRDMA_IFUNC_TIMEOUT")
+PeerError = _error_class("PeerError", "MPIX_ERR_PEER", "Target unreachable or failed")
+
+CLASSES = (IfuncImageError, IfuncLinkError, IfuncDeniedError, IfuncFaultError, IfuncReturnError,
+           IfuncTimeoutError, PeerError)
+
+
+def exception_for(code):
+    """The exception for MPI error code @p code: the XrdmaError subclass of
+    its class when that is one of XRDMA's, else a plain MPI.Exception."""
+    cls = MPI.Get_error_class(code)
+    for c in CLASSES:
+        if _lib.error_class(c.c_name) == cls:
+            return c(code)
+    return MPI.Exception(code)
+
+
+def check(code):
+    if code != MPI.SUCCESS:
+        raise exception_for(code)
+
+
+def translate(exc):
+    """An MPI.Exception raised by mpi4py (win.Flush(), req.Wait() ...) as
+    the XRDMA subclass of its class, or @p exc itself."""
+    if isinstance(exc, XrdmaError) or not isinstance(exc, MPI.Exception):
+        return exc
+    new = exception_for(exc.Get_error_code())
+    return new if isinstance(new, XrdmaError) else exc

@@ -1,0 +1,27 @@
+# The xrdma Python package's tests: pytest under mpirun, 2 and 3 ranks, over
+# UCX shared memory and TCP (tests/python/run-pytest; one .pytest name per
+# configuration). ctarget: rank 0 in Python ships a function written in
+# Python to ranks that are a plain C program (tests/python/c_target.c).
+# Only when configure found Python with mpi4py, numpy, Numba and pytest.
+EXTRA_DIST += tests/python/run-pytest tests/python/conftest.py tests/python/test_xops.py \
+	tests/python/test_functions.py tests/python/test_chase.py tests/python/test_c_target.py \
+	tests/python/c_target.c tests/python/test_install.sh
+TEST_EXTENSIONS += .pytest
+PYTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/python/run-pytest
+AM_TESTS_ENVIRONMENT += XRDMA_TEST_PYTHON='$(PYTHON)'; export XRDMA_TEST_PYTHON;
+tests/python/%.pytest:
+	@$(MKDIR_P) $(@D) && touch $@
+if XRDMA_PYTHON_TESTS
+check_PROGRAMS += tests/python/c_target
+tests_python_c_target_SOURCES = tests/python/c_target.c
+tests_python_c_target_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_python_c_target_LDADD = $(MPI_TEST_LDADD)
+tests_python_c_target_LDFLAGS = -no-install
+PYTHON_TESTS = \
+	tests/python/xops-np2-shm.pytest tests/python/xops-np3-tcp.pytest \
+	tests/python/functions-np2-shm.pytest tests/python/functions-np3-tcp.pytest \
+	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
+	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest
+TESTS += $(PYTHON_TESTS) tests/python/test_install.sh
+CLEANFILES += $(PYTHON_TESTS)
+endif

@@ -1,0 +1,146 @@
+"""Functions written in Python (@xrdma.function): compiled by Numba to LLVM
+bitcode at each origin, shipped in an image, compiled by the targets' JIT.
+Every rank compiles its own (only to test the origin side everywhere: the
+targets never run Python for them)."""
+import subprocess
+import os
+
+import numba
+import pytest
+from numba import int32, int64, uint64
+
+import xrdma
+from mpi4py import MPI
+import numpy as np
+from xrdma import rt
+
+
+@xrdma.function
+def add_incoming(ctx, args, args_size):
+    """Xput: target region += incoming int64s."""
+    t, tn = rt.target(ctx)
+    d, dn = rt.incoming(ctx)
+    if tn != dn:
+        return 1
+    tv = numba.carray(t, tn // 8, int64)
+    dv = numba.carray(d, dn // 8, int64)
+    for i in range(tn // 8):
+        tv[i] += dv[i]
+    return 0
+
+
+@xrdma.function
+def region_stats(ctx, args, args_size):
+    """Xget: reply (sum, max, this rank) of the region's int64s, times args[0]."""
+    t, tn = rt.target(ctx)
+    tv = numba.carray(t, tn // 8, int64)
+    k = numba.carray(args, 1, int64)[0]
+    s = int64(0)
+    m = tv[0]
+    for i in range(tn // 8):
+        s += tv[i]
+        m = max(m, tv[i])
+    return rt.reply_value(ctx, (s * k, m, int64(rt.rank(ctx))))
+
+
+@xrdma.function
+def tour(ctx, args, args_size):
+    """Xget: visit every rank once, adding window word 0, then reply."""
+    a = numba.carray(args, 2, int64)  # (ranks left, total)
+    base, n = rt.win_base(ctx)
+    w = numba.carray(base, n // 8, int64)
+    left = a[0] - 1
+    total = a[1] + w[0]
+    if left == 0:
+        return rt.reply_value(ctx, total)
+    return rt.forward_value(ctx, (rt.rank(ctx) + 1) % rt.size(ctx), (left, total))
+
+
+@xrdma.function(entry="divide")
+def divide_by_arg(ctx, args, args_size):
+    """Raises ZeroDivisionError in Python for 0: the entry returns EXCEPTION_RETURN."""
+    base, n = rt.win_base(ctx)
+    w = numba.carray(base, n // 8, int64)
+    w[1] = w[1] // numba.carray(args, 1, int64)[0]
+    return 0
+
+
+def right(comm):
+    return (comm.Get_rank() + 1) % comm.Get_size()
+
+
+def test_image_accepted_by_the_c_reader():
+    for f in (add_incoming, region_stats, tour, divide_by_arg):
+        assert xrdma.image.check(f.image, f.entry) is None
+        assert f.triple == "x86_64-linux-gnu" or f.triple.endswith("-linux-gnu")
+        assert f.image[:8] == b"XRDMAIMG"
+    assert divide_by_arg.entry == "divide"
+    assert set(region_stats.imports) == {"xrdma_target", "xrdma_reply", "xrdma_rank"}
+    # Damage is seen by the reader (the hash covers every byte).
+    bad = bytearray(tour.image)
+    bad[-1] ^= 1
+    assert xrdma.image.check(bytes(bad), "tour") is not None
+
+
+def test_saved_image_loads(tmp_path):
+    p = tmp_path / "tour.xfn"
+    tour.save(str(p))
+    loaded = xrdma.load(str(p), "tour")
+    assert loaded.handle
+    loaded.free()
+
+
+def test_python_functions_run_at_the_targets(comm, win):
+    w, mem = win
+    t = right(comm)
+    data = np.arange(4, dtype=np.int64) + 1000
+    xrdma.xput(w, data, t, add_incoming, target=(8, 4, MPI.INT64_T))
+    w.Flush(t)
+    out = np.zeros(3, dtype=np.int64)
+    xrdma.xget(w, out, t, region_stats, args=np.int64(3), target=(8, 4, MPI.INT64_T))
+    w.Flush(t)
+    region = [100 * t + 8 + i + 1000 + i for i in range(4)]
+    assert list(out) == [3 * sum(region), max(region), t]
+    comm.Barrier()
+
+
+def test_forwarding_python_function(comm, win):
+    w, mem = win
+    out = np.zeros(1, dtype=np.int64)
+    xrdma.xget(w, out, right(comm), tour, args=np.array([comm.Get_size(), 0], dtype=np.int64),
+               target=(0, 0, MPI.INT64_T))
+    w.Flush(right(comm))
+    assert out[0] == sum(100 * r for r in range(comm.Get_size()))
+
+
+def test_python_exception_becomes_return_error(comm, win):
+    w, mem = win
+    t = right(comm)
+    xrdma.xinvoke(w, divide_by_arg, t, args=np.int64(2))
+    w.Flush(t)
+    req = xrdma.rxinvoke(w, divide_by_arg, t, args=np.int64(0))
+    with pytest.raises(xrdma.IfuncReturnError) as e:
+        req.Wait()
+    assert str(xrdma.EXCEPTION_RETURN) in str(e.value)
+    comm.Barrier()
+    w.Sync()
+    assert mem[1] == (100 * comm.Get_rank() + 1) // 2
+
+
+def test_refused_symbols_are_reported():
+    def allocates(ctx, args, args_size):
+        a = np.zeros(4, dtype=np.int64)  # Numba's runtime allocator: not at a target
+        return int32(a.sum())
+    with pytest.raises(xrdma.CompileError) as e:
+        xrdma.function(allocates)
+    assert "NRT_" in str(e.value)
+
+    def untyped(ctx, args, args_size):
+        return "a string"
+    with pytest.raises(xrdma.CompileError):
+        xrdma.function(untyped)
+
+
+def test_compile_is_fast():
+    # Not a timing assertion: the figure is reported (README, benchmarks).
+    assert tour.compile_seconds > 0

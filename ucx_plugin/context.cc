@@ -1,6 +1,7 @@
 // Context lifecycle, AM receive handlers, progress and message sending.
 #include "context.h"
 
+#include "compile_queue.h"
 #include "config.h"
 #include "fault.h"
 #include "free_list.h"
@@ -451,6 +452,7 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
         ucp_worker_progress(ctx->params.worker);
     }
     fail_pending(ctx, nullptr, "context destroyed before the reply arrived");
+    compile_queue_drop(ctx);
     {
         std::lock_guard<std::mutex> guard(g_queued_mu);
         g_queued.erase(std::remove(g_queued.begin(), g_queued.end(), ctx), g_queued.end());
@@ -539,6 +541,7 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     // messages for: contexts sharing a worker (one per MPI window) cost one
     // worker pass, not one each.
     n += run_queued(ctx);
+    n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
     return n + run_others(ctx->params.worker);
 }
 

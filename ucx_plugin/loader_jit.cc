@@ -14,11 +14,12 @@
 // Compiles run in the compile helper process (jit_helper.h: compile_object()
 // is its side) and the target links the object file it returns, as it links
 // one from XRDMA_JIT_CACHE_DIR; XRDMA_JIT_HELPER=none compiles in process
-// (add_bitcode()). Either way the calling thread (the target's progress)
-// waits: a compile stalls other traffic for exactly its own duration, and
-// never waits for anything but the compile. A thread that asks for an image
-// another thread is compiling waits for that result instead of compiling it
-// again.
+// (add_bitcode()). A target's progress does not wait for the helper: it
+// starts the compile (compile_start()), parks the X-op and polls
+// (compile_queue.h), and loads the image here once the object is there. A
+// load that finds no finished compile waits for one (in process: always). A
+// thread that asks for an image another thread is compiling waits for that
+// result instead of compiling it again.
 //
 // Everything from the image is untrusted: the bitcode is parsed, its triple
 // checked against this process and the IR verified before LLVM generates code
@@ -617,7 +618,7 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         // ends only this image. The object is linked like a cached one.
         const std::string what = "bitcode part for " + std::string(part.triple);
         std::string object;
-        ucx_ifunc_status_t st = jit_helper_compile(part.data, part.size, jit.opt_level, what, &object, why);
+        ucx_ifunc_status_t st = jit_helper_compile(key, part.data, part.size, jit.opt_level, what, &object, why);
         if (st != UCX_IFUNC_OK) return st;
         auto buf = MemoryBuffer::getMemBufferCopy(object, kModulePrefix + key);
         if (!object_entries(buf->getMemBufferRef(), img, &defined)) {
@@ -720,21 +721,15 @@ ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_l
     return UCX_IFUNC_OK;
 }
 
-}  // namespace
-
-// The module's functions, behind struct JitModule (loader_jit.h); distinct
-// names from jit_module.cc's, which forward to them.
-namespace jit {
-
-ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
-                                std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted)
+// XRDMA_SYMBOLS decides for every load, whether the code is compiled,
+// shared or read from the disk cache (written under another policy
+// perhaps): the imports come from the bitcode's declarations, read lazily
+// (function bodies are skipped). Bitcode that does not even parse is
+// reported by the compile. @p pinned: why the code may run only here.
+ucx_ifunc_status_t check_policy(const ImageView &img, const PartView &part, const std::string &label, bool trusted,
+                                std::string *pinned, std::string *why)
 {
-    // XRDMA_SYMBOLS decides for every load, whether the code is compiled,
-    // shared or read from the disk cache (written under another policy
-    // perhaps): the imports come from the bitcode's declarations, read
-    // lazily (function bodies are skipped). Bitcode that does not even parse
-    // is reported by the compile below.
-    std::string pinned = "its bitcode does not parse";
+    *pinned = "its bitcode does not parse";
     {
         LLVMContext lctx;
         MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
@@ -745,18 +740,11 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
                 ucx_ifunc_status_t st = policy_check_imports(imports, why);
                 if (st != UCX_IFUNC_OK) return st;
             }
-            pinned = why_pinned(**lazy, imports);
+            *pinned = why_pinned(**lazy, imports);
         } else {
             consumeError(lazy.takeError());
         }
     }
-    auto result = [&](ucx_ifunc_status_t st) {
-        if (st == UCX_IFUNC_OK) {
-            (*out)->why_pinned = pinned;
-            (*out)->movable = pinned.empty();
-        }
-        return st;
-    };
     if (!trusted) {
         // The libraries a library-list part names are loaded before the
         // bitcode is linked: their constructors run, so the policy decides
@@ -767,6 +755,28 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
             if (st != UCX_IFUNC_OK) return st;
         }
     }
+    return UCX_IFUNC_OK;
+}
+
+}  // namespace
+
+// The module's functions, behind struct JitModule (loader_jit.h); distinct
+// names from jit_module.cc's, which forward to them.
+namespace jit {
+
+ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
+                                std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted)
+{
+    std::string pinned;
+    ucx_ifunc_status_t pst = check_policy(img, part, label, trusted, &pinned, why);
+    if (pst != UCX_IFUNC_OK) return pst;
+    auto result = [&](ucx_ifunc_status_t st) {
+        if (st == UCX_IFUNC_OK) {
+            (*out)->why_pinned = pinned;
+            (*out)->movable = pinned.empty();
+        }
+        return st;
+    };
     std::string err;
     Jit *jit = the_jit(&err);
     if (!jit) {
@@ -801,6 +811,31 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
     jit->cv.notify_all();
     if (st == UCX_IFUNC_OK) *out = std::make_unique<JitCode>(std::move(ji));
     return result(st);
+}
+
+// A compile the target's progress need not wait for (compile_queue.h): sent
+// to the helper now if the image is neither compiled in this process nor on
+// disk, and its policy lets it load. UCX_IFUNC_INPROGRESS with its @p key;
+// UCX_IFUNC_OK for "load it now" (no compile, or no helper, or an error
+// that load_bitcode() reports itself at once).
+ucx_ifunc_status_t compile_start(const ImageView &img, const PartView &part, const std::string &label,
+                                 std::string *key)
+{
+    if (!jit_helper_enabled()) return UCX_IFUNC_OK;
+    std::string pinned, why;
+    if (check_policy(img, part, label, false, &pinned, &why) != UCX_IFUNC_OK) return UCX_IFUNC_OK;
+    Jit *jit = the_jit(nullptr);
+    if (!jit) return UCX_IFUNC_OK;
+    *key = key_of(*jit, img.hash);
+    {
+        std::lock_guard<std::mutex> g(jit->mu);
+        auto it = jit->live.find(*key);
+        if ((it != jit->live.end() && !it->second.expired()) || jit->compiling.count(*key)) return UCX_IFUNC_OK;
+    }
+    if (!jit->cache->dir.empty() && access(jit->cache->path_of(*key).c_str(), R_OK) == 0) return UCX_IFUNC_OK;
+    if (jit_helper_done(*key)) return UCX_IFUNC_OK;  // compiled: load_bitcode() takes it
+    jit_helper_submit(*key, part.data, part.size, jit->opt_level, "bitcode part for " + std::string(part.triple));
+    return UCX_IFUNC_INPROGRESS;
 }
 
 JitCounters jit_counters() { return JitCounters{n_compiles.load(), n_cache_loads.load(), n_shared.load()}; }
@@ -862,6 +897,7 @@ extern "C" __attribute__((visibility("default"))) const xrdma::JitModule *xrdma_
         sizeof(xrdma::JitModule), xrdma::kJitModuleVersion, PACKAGE_VERSION,
         xrdma::jit::load_bitcode, xrdma::jit::jit_counters, xrdma::jit::bitcode_entries,
         xrdma::jit::jit_target_description, xrdma::jit::jit_cache_key,
+        xrdma::jit::compile_start, xrdma::jit_helper_poll, xrdma::jit_helper_done, xrdma::jit_helper_release,
     };
     return &table;
 }

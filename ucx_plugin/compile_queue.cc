@@ -37,6 +37,7 @@ struct Queue {
     // parked behind the ones it was in front of.
     ucp_ep_h releasing = nullptr;
     bool in_release = false;
+    bool compiled = false;  // and its compile is done: it loads now
 };
 
 std::mutex g_mu;
@@ -124,6 +125,7 @@ unsigned release_ready(ucx_ifunc_context *ctx)
             }
             q.releasing = ep;
             q.in_release = true;
+            q.compiled = !p.key.empty();
         }
         if (ctx->failed_eps.count(ep)) {
             XRDMA_DEBUG("dropping an X-op parked for a compile: its sender failed");
@@ -146,13 +148,14 @@ unsigned release_ready(ucx_ifunc_context *ctx)
 
 bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h)
 {
-    bool releasing = false;
+    bool releasing = false, compiled = false;
     {
         std::lock_guard<std::mutex> g(g_mu);
         auto it = g_queues.find(ctx);
         if (it != g_queues.end()) {
             Queue &q = it->second;
             releasing = q.in_release && q.releasing == in.reply_ep;
+            compiled = releasing && q.compiled;
             q.in_release = false;
             if (!releasing) {
                 for (Sender &s : q.senders) {
@@ -164,6 +167,7 @@ bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const Invoke
             }
         }
     }
+    if (compiled) return false;
     std::string key;
     if (!(h.flags & kHasCode) || !compile_started(ctx, in, h, &key)) return false;
     XRDMA_DEBUG("rank %d: X-op %llu waits for its bitcode to compile", ctx->params.rank,

@@ -2,7 +2,8 @@
 //
 // Requests and answers on one AF_UNIX stream socket (the helper's stdin):
 //   request  u32 magic 'XJH1', u32 opt level, u32 |what|, u64 |bitcode|, what, bitcode
-//   answer   i32 status, u32 |why|, u64 |object|, why, object
+//   answer   i32 status, u32 |why|, u64 |object|, u64 |meta|, why, object, meta
+//            (meta: what the module imports, for the target's symbol policy)
 // The helper's stderr is a pipe the target reads while it waits: what LLVM
 // printed before it aborted ends up in the op's error message.
 #include "jit_helper.h"
@@ -37,6 +38,7 @@ namespace {
 constexpr uint32_t kMagic = 0x31484a58;           // "XJH1"
 constexpr uint64_t kMaxBytes = uint64_t(1) << 31;  // per bitcode or object
 constexpr const char kHelperFile[] = "xrdma-jit-helper";
+constexpr size_t kAnswerHeader = 24;  // status, |why|, |object|, |meta|
 
 // ---- both sides ------------------------------------------------------
 
@@ -105,7 +107,7 @@ struct Request {
 struct Result {
     bool done = false;
     ucx_ifunc_status_t status = UCX_IFUNC_INPROGRESS;
-    std::string object, why;
+    std::string object, meta, why;
     unsigned refs = 0;  // jit_helper_submit()s not yet released
 };
 
@@ -142,7 +144,7 @@ public:
     }
 
     ucx_ifunc_status_t compile(const std::string &key, const uint8_t *bc, size_t size, unsigned opt,
-                               const std::string &what, std::string *object, std::string *why)
+                               const std::string &what, std::string *object, std::string *meta, std::string *why)
     {
         std::lock_guard<std::mutex> g(mu_);
         queue(key, bc, size, opt, what, false);
@@ -150,8 +152,12 @@ public:
         while (!it->second.done) pump(-1);
         Result &r = it->second;
         ucx_ifunc_status_t st = r.status;
-        if (st == UCX_IFUNC_OK) *object = r.object;
-        else *why = r.why;
+        if (st == UCX_IFUNC_OK) {
+            *object = r.object;
+            *meta = r.meta;
+        } else {
+            *why = r.why;
+        }
         if (!r.refs) results_.erase(it);  // nobody else waits for it
         return st;
     }
@@ -184,12 +190,13 @@ private:
     }
 
     // The request in front ended with @p st.
-    unsigned finish(ucx_ifunc_status_t st, std::string object, std::string why)
+    unsigned finish(ucx_ifunc_status_t st, std::string object, std::string why, std::string meta = "")
     {
         Result &r = results_[requests_.front().key];
         r.done = true;
         r.status = st;
         r.object = std::move(object);
+        r.meta = std::move(meta);
         r.why = std::move(why);
         requests_.pop_front();
         started_ = false;
@@ -216,7 +223,7 @@ private:
             const double limit = atof(config_get("XRDMA_JIT_TIMEOUT"));
             deadline_ = limit > 0 ? now() + limit : 0;
             ans_.clear();
-            want_ = 16;  // status, |why|, |object|
+            want_ = kAnswerHeader;
             have_header_ = false;
             err_tail_.clear();
         }
@@ -254,25 +261,29 @@ private:
             if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
             if (k <= 0) return died("while compiling " + rq.what);
             ans_.append(buf, size_t(k));
-            if (!have_header_ && ans_.size() >= 16) {
+            if (!have_header_ && ans_.size() >= kAnswerHeader) {
                 uint32_t why_len;
-                uint64_t obj_len;
+                uint64_t obj_len, meta_len;
                 memcpy(&why_len, ans_.data() + 4, 4);
                 memcpy(&obj_len, ans_.data() + 8, 8);
-                if (why_len > 65536 || obj_len > kMaxBytes) return died("(malformed answer)");
-                want_ = 16 + size_t(why_len) + size_t(obj_len);
+                memcpy(&meta_len, ans_.data() + 16, 8);
+                if (why_len > 65536 || obj_len > kMaxBytes || meta_len > kMaxBytes) return died("(malformed answer)");
+                want_ = kAnswerHeader + size_t(why_len) + size_t(obj_len) + size_t(meta_len);
                 ans_.reserve(want_);
                 have_header_ = true;
             }
         }
         int32_t status;
         uint32_t why_len;
+        uint64_t obj_len;
         memcpy(&status, ans_.data(), 4);
         memcpy(&why_len, ans_.data() + 4, 4);
+        memcpy(&obj_len, ans_.data() + 8, 8);
         std::string ans;
         ans.swap(ans_);
-        if (status != UCX_IFUNC_OK) return finish(ucx_ifunc_status_t(status), "", ans.substr(16, why_len));
-        return finish(UCX_IFUNC_OK, ans.substr(16 + why_len), "");
+        if (status != UCX_IFUNC_OK) return finish(ucx_ifunc_status_t(status), "", ans.substr(kAnswerHeader, why_len));
+        const size_t obj_at = kAnswerHeader + why_len;
+        return finish(UCX_IFUNC_OK, ans.substr(obj_at, obj_len), "", ans.substr(obj_at + obj_len));
     }
 
 private:
@@ -425,7 +436,7 @@ private:
     bool started_ = false;
     double deadline_ = 0;
     std::string ans_;  // the front request's answer so far
-    size_t want_ = 16;
+    size_t want_ = kAnswerHeader;
     bool have_header_ = false;
 };
 
@@ -451,9 +462,9 @@ void jit_helper_release(const std::string &key) { the_helper().release(key); }
 
 ucx_ifunc_status_t jit_helper_compile(const std::string &key, const uint8_t *bitcode, size_t size,
                                       unsigned opt_level, const std::string &what, std::string *object,
-                                      std::string *why)
+                                      std::string *meta, std::string *why)
 {
-    return the_helper().compile(key, bitcode, size, opt_level, what, object, why);
+    return the_helper().compile(key, bitcode, size, opt_level, what, object, meta, why);
 }
 
 int jit_helper_serve(int fd, JitCompileFn compile)
@@ -466,19 +477,21 @@ int jit_helper_serve(int fd, JitCompileFn compile)
         std::string what(hdr[2], '\0');
         std::vector<uint8_t> bc(n);
         if (!read_all(fd, what.data(), what.size()) || !read_all(fd, bc.data(), bc.size())) return 2;
-        std::string object, why;
-        ucx_ifunc_status_t st = compile(bc.data(), bc.size(), hdr[1], what, &object, &why);
+        std::string object, meta, why;
+        ucx_ifunc_status_t st = compile(bc.data(), bc.size(), hdr[1], what, &object, &meta, &why);
         if (why.size() > 65536) why.resize(65536);
         std::string ans;
         int32_t status = st;
         uint32_t why_len = uint32_t(st == UCX_IFUNC_OK ? 0 : why.size());
-        uint64_t obj_len = st == UCX_IFUNC_OK ? object.size() : 0;
+        uint64_t obj_len = st == UCX_IFUNC_OK ? object.size() : 0, meta_len = st == UCX_IFUNC_OK ? meta.size() : 0;
         put(&ans, &status, 4);
         put(&ans, &why_len, 4);
         put(&ans, &obj_len, 8);
+        put(&ans, &meta_len, 8);
         if (st != UCX_IFUNC_OK) ans += why;
         if (!send_all(fd, ans.data(), ans.size())) return 3;
-        if (st == UCX_IFUNC_OK && !send_all(fd, object.data(), object.size())) return 3;
+        if (st == UCX_IFUNC_OK && (!send_all(fd, object.data(), object.size()) || !send_all(fd, meta.data(), meta.size())))
+            return 3;
     }
 }
 

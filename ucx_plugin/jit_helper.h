@@ -45,17 +45,19 @@ void jit_helper_release(const std::string &key);
 // The result of the compile for @p key: the finished one if there is one,
 // else compiled now (queued behind the others, waited for). @p size bytes of
 // bitcode at optimisation level @p opt_level: UCX_IFUNC_OK with the object
-// file in @p object, or the compile's own error (BAD_CODE: not bitcode,
+// file in @p object and what the module imports in @p meta (loader_jit.cc's
+// encoding), or the compile's own error (BAD_CODE: not bitcode,
 // invalid IR, wrong triple ...), or BAD_CODE when the helper died, timed out
 // or hit its memory limit, or LINK when it cannot be started. @p what names
 // the part in messages.
 ucx_ifunc_status_t jit_helper_compile(const std::string &key, const uint8_t *bitcode, size_t size,
                                       unsigned opt_level, const std::string &what, std::string *object,
-                                      std::string *why);
+                                      std::string *meta, std::string *why);
 
 // The helper's side: what compiles one request.
 using JitCompileFn = ucx_ifunc_status_t (*)(const uint8_t *bitcode, size_t size, unsigned opt_level,
-                                            const std::string &what, std::string *object, std::string *why);
+                                            const std::string &what, std::string *object, std::string *meta,
+                                            std::string *why);
 // Serve requests on socket @p fd until the target closes it; the exit status.
 int jit_helper_serve(int fd, JitCompileFn compile);
 

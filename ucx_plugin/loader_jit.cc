@@ -239,6 +239,10 @@ struct JitImage {
     std::shared_ptr<CodeRanges> ranges = std::make_shared<CodeRanges>();
     std::mutex mu;
     std::unordered_map<std::string, void *> symbols;  // the image's entries, then any asked for
+    // What XRDMA_SYMBOLS decides on for every load of it, and why it may run
+    // only here (LoadedCode::why_pinned).
+    std::vector<std::string> imports;
+    std::string pinned;
 
     explicit JitImage(Jit *j) : jit(j) {}
     // Entries are resolved at load; other symbols (the published API's
@@ -574,10 +578,72 @@ bool object_entries(MemoryBufferRef buf, const ImageView &img, std::vector<std::
     return true;
 }
 
+// The libraries a library-list part names are loaded before the bitcode is
+// linked: their constructors run, so the policy decides (a linker script
+// loads nothing).
+ucx_ifunc_status_t check_libraries(const ImageView &img, std::string *why)
+{
+    for (const std::string &lib : listed_libraries(img)) {
+        if (is_linker_script(lib)) continue;
+        ucx_ifunc_status_t st = policy_check_library(lib, why);
+        if (st != UCX_IFUNC_OK) return st;
+    }
+    return UCX_IFUNC_OK;
+}
+
+// What the policy needs of the bitcode, read here: its imports, from the
+// declarations of a lazily read module (function bodies are skipped, but a
+// large constant is read: a compile in the helper returns the same, so a
+// target avoids this). Bitcode that does not even parse is reported by the
+// compile.
+void read_imports(const PartView &part, const std::string &label, std::vector<std::string> *imports,
+                  std::string *pinned)
+{
+    *pinned = "its bitcode does not parse";
+    LLVMContext lctx;
+    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
+    auto lazy = getLazyBitcodeModule(ref, lctx);
+    if (!lazy) {
+        consumeError(lazy.takeError());
+        return;
+    }
+    *imports = ir_imports(**lazy);
+    *pinned = why_pinned(**lazy, *imports);
+}
+
+// What the helper returns beside the object (compile_object()): why the code
+// is pinned, then its imports, one a line.
+std::string encode_imports(const std::vector<std::string> &imports, const std::string &pinned)
+{
+    std::string meta = pinned;
+    for (const std::string &i : imports) meta += "\n" + i;
+    return meta;
+}
+
+void decode_imports(const std::string &meta, std::vector<std::string> *imports, std::string *pinned)
+{
+    size_t nl = meta.find('\n');
+    *pinned = meta.substr(0, nl);
+    imports->clear();
+    while (nl != std::string::npos) {
+        size_t next = meta.find('\n', nl + 1);
+        imports->push_back(meta.substr(nl + 1, next == std::string::npos ? std::string::npos : next - nl - 1));
+        nl = next;
+    }
+}
+
+// @p checked: the imports were read and checked already (in @p ji_imports,
+// @p ji_pinned); else they come with the helper's object, or are read now,
+// and are checked before anything is linked (unless @p trusted).
 ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, const std::string &label,
-                         const std::string &key, std::shared_ptr<JitImage> *out, std::string *why)
+                         const std::string &key, bool trusted, bool checked, std::vector<std::string> imports,
+                         std::string pinned, std::shared_ptr<JitImage> *out, std::string *why)
 {
     auto ji = std::make_shared<JitImage>(&jit);
+    auto check = [&]() {
+        checked = true;
+        return trusted ? UCX_IFUNC_OK : policy_check_imports(imports, why);
+    };
     uint64_t id;
     {
         std::lock_guard<std::mutex> g(jit.mu);
@@ -613,13 +679,22 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         }
     }
     bool compiled_here = false;
+    if (!checked && !from_disk && !jit_helper_enabled()) {  // compiled here: read here
+        read_imports(part, label, &imports, &pinned);
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
     if (!from_disk && jit_helper_enabled()) {
         // Out of process (jit_helper.h): an abort, crash or runaway compile
         // ends only this image. The object is linked like a cached one.
         const std::string what = "bitcode part for " + std::string(part.triple);
-        std::string object;
-        ucx_ifunc_status_t st = jit_helper_compile(key, part.data, part.size, jit.opt_level, what, &object, why);
+        std::string object, meta;
+        ucx_ifunc_status_t st = jit_helper_compile(key, part.data, part.size, jit.opt_level, what, &object, &meta, why);
         if (st != UCX_IFUNC_OK) return st;
+        if (!checked) {
+            decode_imports(meta, &imports, &pinned);
+            if ((st = check()) != UCX_IFUNC_OK) return st;
+        }
         auto buf = MemoryBuffer::getMemBufferCopy(object, kModulePrefix + key);
         if (!object_entries(buf->getMemBufferRef(), img, &defined)) {
             *why = "the compile helper returned no object file for the " + what;
@@ -636,6 +711,13 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, key, &defined, why);
         if (st != UCX_IFUNC_OK) return st;
     }
+    if (!checked) {  // (from disk)
+        read_imports(part, label, &imports, &pinned);
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
+    ji->imports = std::move(imports);
+    ji->pinned = std::move(pinned);
 
     // Libraries the image lists (the published API's <name>.deps) go into
     // the process first, where the symbol search finds them. Like the
@@ -683,7 +765,7 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
 // The compile helper's work (jit_helper.h): bitcode to an object file for
 // this machine, with the checks of the in-process path.
 ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_level, const std::string &what,
-                                  std::string *object, std::string *why)
+                                  std::string *object, std::string *meta, std::string *why)
 {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -709,6 +791,8 @@ ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_l
     ucx_ifunc_status_t st = parse_checked(bc, size, what, ctx, jtmb->getTargetTriple().str(),
                                           (*tm)->createDataLayout(), &m, why);
     if (st != UCX_IFUNC_OK) return st;
+    const std::vector<std::string> imports = ir_imports(*m);  // before the optimiser adds or drops any
+    *meta = encode_imports(imports, why_pinned(*m, imports));
     optimize(*jtmb, std::min(opt_level, 3u), *m);
     if (m->getDataLayout().isDefault()) m->setDataLayout((*tm)->createDataLayout());
     SimpleCompiler compile(**tm);
@@ -721,43 +805,6 @@ ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_l
     return UCX_IFUNC_OK;
 }
 
-// XRDMA_SYMBOLS decides for every load, whether the code is compiled,
-// shared or read from the disk cache (written under another policy
-// perhaps): the imports come from the bitcode's declarations, read lazily
-// (function bodies are skipped). Bitcode that does not even parse is
-// reported by the compile. @p pinned: why the code may run only here.
-ucx_ifunc_status_t check_policy(const ImageView &img, const PartView &part, const std::string &label, bool trusted,
-                                std::string *pinned, std::string *why)
-{
-    *pinned = "its bitcode does not parse";
-    {
-        LLVMContext lctx;
-        MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
-        auto lazy = getLazyBitcodeModule(ref, lctx);
-        if (lazy) {
-            std::vector<std::string> imports = ir_imports(**lazy);
-            if (!trusted) {
-                ucx_ifunc_status_t st = policy_check_imports(imports, why);
-                if (st != UCX_IFUNC_OK) return st;
-            }
-            *pinned = why_pinned(**lazy, imports);
-        } else {
-            consumeError(lazy.takeError());
-        }
-    }
-    if (!trusted) {
-        // The libraries a library-list part names are loaded before the
-        // bitcode is linked: their constructors run, so the policy decides
-        // (a linker script loads nothing).
-        for (const std::string &lib : listed_libraries(img)) {
-            if (is_linker_script(lib)) continue;
-            ucx_ifunc_status_t st = policy_check_library(lib, why);
-            if (st != UCX_IFUNC_OK) return st;
-        }
-    }
-    return UCX_IFUNC_OK;
-}
-
 }  // namespace
 
 // The module's functions, behind struct JitModule (loader_jit.h); distinct
@@ -767,16 +814,13 @@ namespace jit {
 ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, const std::string &label,
                                 std::unique_ptr<LoadedCode> *out, std::string *why, bool trusted)
 {
-    std::string pinned;
-    ucx_ifunc_status_t pst = check_policy(img, part, label, trusted, &pinned, why);
-    if (pst != UCX_IFUNC_OK) return pst;
-    auto result = [&](ucx_ifunc_status_t st) {
-        if (st == UCX_IFUNC_OK) {
-            (*out)->why_pinned = pinned;
-            (*out)->movable = pinned.empty();
-        }
-        return st;
-    };
+    // XRDMA_SYMBOLS decides for every load, whether the code is compiled,
+    // shared or read from the disk cache (written under another policy
+    // perhaps), on the code's imports.
+    if (!trusted) {
+        ucx_ifunc_status_t st = check_libraries(img, why);
+        if (st != UCX_IFUNC_OK) return st;
+    }
     std::string err;
     Jit *jit = the_jit(&err);
     if (!jit) {
@@ -784,15 +828,40 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         return UCX_IFUNC_ERR_LINK;
     }
     const std::string key = key_of(*jit, img.hash);
+    // A compile the helper finished returns the imports: the target does not
+    // read the bitcode (compile_queue.h: it must not stall). Otherwise they
+    // are read first, and a refused image is not compiled.
+    std::vector<std::string> imports;
+    std::string pinned;
+    const bool checked = !(jit_helper_enabled() && jit_helper_done(key));
+    if (checked) {
+        read_imports(part, label, &imports, &pinned);
+        if (!trusted) {
+            ucx_ifunc_status_t st = policy_check_imports(imports, why);
+            if (st != UCX_IFUNC_OK) return st;
+        }
+    }
+    auto result = [&](ucx_ifunc_status_t st, const std::shared_ptr<JitImage> &ji) {
+        if (st == UCX_IFUNC_OK) {
+            *out = std::make_unique<JitCode>(ji);
+            (*out)->why_pinned = ji->pinned;
+            (*out)->movable = ji->pinned.empty();
+        }
+        return st;
+    };
     {
         std::unique_lock<std::mutex> lk(jit->mu);
         for (;;) {
             auto it = jit->live.find(key);
             if (it != jit->live.end()) {
                 if (auto shared = it->second.lock()) {
+                    lk.unlock();
+                    if (!checked && !trusted) {
+                        ucx_ifunc_status_t st = policy_check_imports(shared->imports, why);
+                        if (st != UCX_IFUNC_OK) return st;
+                    }
                     n_shared++;
-                    *out = std::make_unique<JitCode>(std::move(shared));
-                    return result(UCX_IFUNC_OK);
+                    return result(UCX_IFUNC_OK, shared);
                 }
                 jit->live.erase(it);
             }
@@ -802,28 +871,26 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         jit->compiling.insert(key);
     }
     std::shared_ptr<JitImage> ji;
-    ucx_ifunc_status_t st = build(*jit, img, part, label, key, &ji, why);
+    ucx_ifunc_status_t st = build(*jit, img, part, label, key, trusted, checked, std::move(imports),
+                                  std::move(pinned), &ji, why);
     {
         std::lock_guard<std::mutex> g(jit->mu);
         jit->compiling.erase(key);
         if (st == UCX_IFUNC_OK) jit->live[key] = ji;
     }
     jit->cv.notify_all();
-    if (st == UCX_IFUNC_OK) *out = std::make_unique<JitCode>(std::move(ji));
-    return result(st);
+    return result(st, ji);
 }
 
 // A compile the target's progress need not wait for (compile_queue.h): sent
 // to the helper now if the image is neither compiled in this process nor on
-// disk, and its policy lets it load. UCX_IFUNC_INPROGRESS with its @p key;
-// UCX_IFUNC_OK for "load it now" (no compile, or no helper, or an error
-// that load_bitcode() reports itself at once).
-ucx_ifunc_status_t compile_start(const ImageView &img, const PartView &part, const std::string &label,
+// disk. UCX_IFUNC_INPROGRESS with its @p key; UCX_IFUNC_OK for "load it now"
+// (no compile, or no helper). The bitcode is not read here (XRDMA_SYMBOLS
+// decides on the imports the compile returns, before anything is linked).
+ucx_ifunc_status_t compile_start(const ImageView &img, const PartView &part, const std::string &,
                                  std::string *key)
 {
     if (!jit_helper_enabled()) return UCX_IFUNC_OK;
-    std::string pinned, why;
-    if (check_policy(img, part, label, false, &pinned, &why) != UCX_IFUNC_OK) return UCX_IFUNC_OK;
     Jit *jit = the_jit(nullptr);
     if (!jit) return UCX_IFUNC_OK;
     *key = key_of(*jit, img.hash);

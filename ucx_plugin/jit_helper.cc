@@ -9,6 +9,7 @@
 #include "jit_helper.h"
 
 #include "config.h"
+#include "image.h"
 #include "log.h"
 #include "xrdma_config.h"
 #include "xrdma_ifunc.h"
@@ -423,6 +424,7 @@ private:
         if (nl != std::string::npos) last.erase(0, nl + 1);
         for (char &c : last)
             if (c == '\n') c = ' ';
+        last = printable(last, last.size());  // what LLVM printed may quote the bitcode
         return "the bitcode compiler " + how + " " + when + (last.empty() ? "" : ": " + last) +
                " (it is started again for the next image)";
     }

@@ -23,8 +23,10 @@
 //
 // Everything from the image is untrusted: the bitcode is parsed, its triple
 // checked against this process and the IR verified before LLVM generates code
-// (parse_checked(), on both paths). Only the imports, for XRDMA_SYMBOLS, are
-// read in the target: lazily, declarations only.
+// (parse_checked(), on both paths). With the helper the target never parses
+// bitcode (LLVM's reader can abort the process): the helper returns the
+// imports, for XRDMA_SYMBOLS, with the object (and the disk cache keeps them
+// beside it). In process, the imports are read lazily, declarations only.
 // libtool compiles shared objects with -DPIC, a name LLVM's headers use.
 #undef PIC
 
@@ -180,9 +182,18 @@ public:
     std::unique_ptr<MemoryBuffer> getObject(const Module *) override { return nullptr; }
 
     std::string path_of(const std::string &key) const { return dir + "/" + key + ".o"; }
+    // What the object imports (as the compile helper returns it): a target
+    // that compiles in the helper never reads bitcode itself.
+    std::string imports_path_of(const std::string &key) const { return dir + "/" + key + ".imports"; }
+
+    void store(const std::string &key, MemoryBufferRef obj) { store_file(path_of(key), obj); }
+    void store_imports(const std::string &key, const std::string &meta)
+    {
+        store_file(imports_path_of(key), MemoryBufferRef(meta, key));
+    }
 
     // Written beside its final name and renamed: a reader never sees half.
-    void store(const std::string &key, MemoryBufferRef obj)
+    void store_file(const std::string &path, MemoryBufferRef obj)
     {
         if (std::error_code ec = sys::fs::create_directories(dir)) {
             XRDMA_WARN("XRDMA_JIT_CACHE_DIR=%s: %s; compiled code is not cached on disk", dir.c_str(),
@@ -190,7 +201,6 @@ public:
             return;
         }
         static std::atomic<unsigned> seq{0};
-        const std::string path = path_of(key);
         const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(seq++);
         int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         bool ok = fd >= 0;
@@ -208,7 +218,7 @@ public:
             unlink(tmp.c_str());
             return;
         }
-        XRDMA_DEBUG("cached compiled code in %s (%zu bytes)", path.c_str(), obj.getBufferSize());
+        XRDMA_DEBUG("cached %s (%zu bytes)", path.c_str(), obj.getBufferSize());
     }
 };
 
@@ -443,13 +453,15 @@ void optimize(JITTargetMachineBuilder &jtmb, unsigned opt_level, Module &m)
     pb.buildPerModuleDefaultPipeline(level).run(m, mam);
 }
 
+// LLVM's message, on one line and printable: it quotes names and attribute
+// values from the (untrusted) bitcode (fuzz_bitcode found raw bytes in one).
 std::string first_lines(const std::string &s, size_t max = 400)
 {
     std::string out = s.substr(0, max);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     for (char &c : out)
         if (c == '\n') c = ' ';
-    return s.size() > max ? out + "..." : out;
+    return printable(out, max) + (s.size() > max ? "..." : "");
 }
 
 // What the module's code binds to outside itself (XRDMA_SYMBOLS decides):
@@ -475,7 +487,7 @@ std::string why_pinned(const Module &m, const std::vector<std::string> &imports)
     if (!pin.empty()) return "it calls " + pin;
     for (const GlobalVariable &g : m.globals())
         if (!g.isDeclaration() && !g.isConstant() && !g.getName().startswith("llvm."))
-            return "it has writable data: global '" + g.getName().str() + "'";
+            return "it has writable data: global '" + printable(g.getName().str(), 64) + "'";
     return "";
 }
 
@@ -514,11 +526,12 @@ ucx_ifunc_status_t parse_checked(const uint8_t *data, size_t size, const std::st
     }
     const Triple mt(m.getTargetTriple()), pt(triple);
     if (mt.getArch() != pt.getArch() || mt.getOS() != pt.getOS()) {
-        *why = what + " holds a module for '" + m.getTargetTriple() + "', not for this process (" + triple + ")";
+        *why = what + " holds a module for '" + printable(m.getTargetTriple(), 64) + "', not for this process (" +
+               triple + ")";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
     if (!m.getDataLayout().isDefault() && m.getDataLayout() != dl) {
-        *why = what + " has data layout '" + m.getDataLayoutStr() + "', this process needs '" +
+        *why = what + " has data layout '" + printable(m.getDataLayoutStr(), 200) + "', this process needs '" +
                dl.getStringRepresentation() + "'";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
@@ -612,24 +625,32 @@ void read_imports(const PartView &part, const std::string &label, std::vector<st
 }
 
 // What the helper returns beside the object (compile_object()): why the code
-// is pinned, then its imports, one a line.
+// is pinned, then its imports, each as <length>:<bytes> (names may hold any
+// byte).
 std::string encode_imports(const std::vector<std::string> &imports, const std::string &pinned)
 {
-    std::string meta = pinned;
-    for (const std::string &i : imports) meta += "\n" + i;
+    std::string meta = std::to_string(pinned.size()) + ":" + pinned;
+    for (const std::string &i : imports) meta += std::to_string(i.size()) + ":" + i;
     return meta;
 }
 
-void decode_imports(const std::string &meta, std::vector<std::string> *imports, std::string *pinned)
+// False if @p meta is not what encode_imports() writes.
+bool decode_imports(const std::string &meta, std::vector<std::string> *imports, std::string *pinned)
 {
-    size_t nl = meta.find('\n');
-    *pinned = meta.substr(0, nl);
     imports->clear();
-    while (nl != std::string::npos) {
-        size_t next = meta.find('\n', nl + 1);
-        imports->push_back(meta.substr(nl + 1, next == std::string::npos ? std::string::npos : next - nl - 1));
-        nl = next;
+    for (size_t at = 0, n = 0; at < meta.size(); ++n) {
+        size_t colon = meta.find(':', at);
+        if (colon == std::string::npos || colon == at || colon - at > 10) return false;
+        unsigned long long len = 0;
+        for (size_t i = at; i < colon; ++i) {
+            if (meta[i] < '0' || meta[i] > '9') return false;
+            len = len * 10 + unsigned(meta[i] - '0');
+        }
+        if (len > meta.size() - colon - 1) return false;
+        (n == 0 ? *pinned : imports->emplace_back()) = meta.substr(colon + 1, len);
+        at = colon + 1 + len;
     }
+    return true;
 }
 
 // @p checked: the imports were read and checked already (in @p ji_imports,
@@ -660,7 +681,11 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
 
     std::vector<std::string> defined;
     bool from_disk = false;
-    if (!jit.cache->dir.empty()) {
+    // A cached object is used with its imports file; without one only by a
+    // target that reads bitcode itself (XRDMA_JIT_HELPER=none).
+    auto meta_file = jit.cache->dir.empty() ? nullptr
+                                            : MemoryBuffer::getFile(jit.cache->imports_path_of(key), false, false);
+    if (!jit.cache->dir.empty() && (meta_file || !jit_helper_enabled())) {
         const std::string path = jit.cache->path_of(key);
         auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
         if (buf) {
@@ -678,6 +703,14 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
             }
         }
     }
+    if (from_disk && meta_file && !checked) {
+        if (!decode_imports((*meta_file)->getBuffer().str(), &imports, &pinned)) {
+            *why = jit.cache->imports_path_of(key) + " is damaged: remove it";
+            return UCX_IFUNC_ERR_LINK;
+        }
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
     bool compiled_here = false;
     if (!checked && !from_disk && !jit_helper_enabled()) {  // compiled here: read here
         read_imports(part, label, &imports, &pinned);
@@ -692,7 +725,10 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         ucx_ifunc_status_t st = jit_helper_compile(key, part.data, part.size, jit.opt_level, what, &object, &meta, why);
         if (st != UCX_IFUNC_OK) return st;
         if (!checked) {
-            decode_imports(meta, &imports, &pinned);
+            if (!decode_imports(meta, &imports, &pinned)) {
+                *why = "the compile helper returned no imports for the " + what;
+                return UCX_IFUNC_ERR_LINK;
+            }
             if ((st = check()) != UCX_IFUNC_OK) return st;
         }
         auto buf = MemoryBuffer::getMemBufferCopy(object, kModulePrefix + key);
@@ -706,12 +742,16 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         }
         n_compiles++;
         compiled_here = true;
-        if (!jit.cache->dir.empty()) jit.cache->store(key, MemoryBufferRef(object, key));
+        if (!jit.cache->dir.empty()) {
+            jit.cache->store_imports(key, meta);  // first: an object is used only with it
+            jit.cache->store(key, MemoryBufferRef(object, key));
+        }
     } else if (!from_disk) {
+        if (!jit.cache->dir.empty()) jit.cache->store_imports(key, encode_imports(imports, pinned));
         ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, key, &defined, why);
         if (st != UCX_IFUNC_OK) return st;
     }
-    if (!checked) {  // (from disk)
+    if (!checked) {  // from disk without an imports file, compiled in process
         read_imports(part, label, &imports, &pinned);
         ucx_ifunc_status_t st = check();
         if (st != UCX_IFUNC_OK) return st;
@@ -828,12 +868,15 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         return UCX_IFUNC_ERR_LINK;
     }
     const std::string key = key_of(*jit, img.hash);
-    // A compile the helper finished returns the imports: the target does not
-    // read the bitcode (compile_queue.h: it must not stall). Otherwise they
-    // are read first, and a refused image is not compiled.
+    // With the compile helper the target never reads bitcode itself: LLVM's
+    // reader aborts the process on some malformed input (fuzz_bitcode found
+    // one), and a large constant takes long to read (compile_queue.h). The
+    // helper returns the imports with the object; the policy decides on them
+    // before anything is linked. Compiling in process (XRDMA_JIT_HELPER=none)
+    // they are read first, and a refused image is not compiled.
     std::vector<std::string> imports;
     std::string pinned;
-    const bool checked = !(jit_helper_enabled() && jit_helper_done(key));
+    const bool checked = !jit_helper_enabled();
     if (checked) {
         read_imports(part, label, &imports, &pinned);
         if (!trusted) {
@@ -899,7 +942,9 @@ ucx_ifunc_status_t compile_start(const ImageView &img, const PartView &part, con
         auto it = jit->live.find(*key);
         if ((it != jit->live.end() && !it->second.expired()) || jit->compiling.count(*key)) return UCX_IFUNC_OK;
     }
-    if (!jit->cache->dir.empty() && access(jit->cache->path_of(*key).c_str(), R_OK) == 0) return UCX_IFUNC_OK;
+    if (!jit->cache->dir.empty() && access(jit->cache->path_of(*key).c_str(), R_OK) == 0 &&
+        access(jit->cache->imports_path_of(*key).c_str(), R_OK) == 0)
+        return UCX_IFUNC_OK;
     if (jit_helper_done(*key)) return UCX_IFUNC_OK;  // compiled: load_bitcode() takes it
     jit_helper_submit(*key, part.data, part.size, jit->opt_level, "bitcode part for " + std::string(part.triple));
     return UCX_IFUNC_INPROGRESS;

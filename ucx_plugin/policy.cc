@@ -1,6 +1,7 @@
 #include "policy.h"
 
 #include "config.h"
+#include "image.h"
 #include "log.h"
 
 #include <dlfcn.h>
@@ -102,11 +103,11 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
         // What no loaded object defines cannot link under any policy: say so
         // (a link error) rather than blame the policy.
         if (!p.allowed.count(s) && !dlsym(RTLD_DEFAULT, s.c_str())) {
-            *why = "symbol '" + s + "' is defined by no object loaded in this process";
+            *why = "symbol '" + printable(s, s.size()) + "' is defined by no object loaded in this process";
             return UCX_IFUNC_ERR_LINK;
         }
         if (p.broken || !p.allowed.count(s)) {
-            *why = "symbol '" + s + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
+            *why = "symbol '" + printable(s, s.size()) + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
                    (p.broken ? " (allowlist unreadable)" : " (set XRDMA_SYMBOLS=all or list it in an allowlist file)");
             return UCX_IFUNC_ERR_DENIED;
         }

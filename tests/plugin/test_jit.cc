@@ -348,6 +348,18 @@ std::vector<std::string> list_dir(const std::string &dir)
     return out;
 }
 
+// The compiled objects in a disk cache (each has its .imports beside it).
+std::vector<std::string> objects_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    for (const std::string &f : list_dir(dir)) {
+        if (f.size() < 2 || f.compare(f.size() - 2, 2, ".o") != 0) continue;
+        EXPECT_EQ(0, access((dir + "/" + f.substr(0, f.size() - 2) + ".imports").c_str(), R_OK)) << f;
+        out.push_back(f);
+    }
+    return out;
+}
+
 void remove_dir(const std::string &dir)
 {
     for (const auto &f : list_dir(dir)) unlink((dir + "/" + f).c_str());
@@ -367,8 +379,9 @@ TEST_P(Jit, DiskCacheSurvivesTargetRestart)
     JitCounts j = peer_jit(1);
     EXPECT_EQ(1u, j.compiles);
     EXPECT_EQ(0u, j.cache_loads);
-    auto files = list_dir(dir);
+    auto files = objects_in(dir);
     ASSERT_EQ(1u, files.size());
+    EXPECT_EQ(2u, list_dir(dir).size()) << "the object and its imports, nothing else";
     xrdma::Hash h;
     ASSERT_TRUE(xrdma::image_peek_hash(img.data(), img.size(), &h));
     EXPECT_EQ(0u, files[0].rfind(xrdma::hash_hex(h), 0)) << "named after the image hash: " << files[0];
@@ -421,7 +434,7 @@ TEST_P(Jit, OptimisationLevelIsPartOfTheKey)
         EXPECT_EQ(1u, peer_jit(1).compiles) << "an object compiled at another level is not reused";
         TearDown();
     }
-    auto files = list_dir(dir);
+    auto files = objects_in(dir);
     std::sort(files.begin(), files.end());
     ASSERT_EQ(2u, files.size());
     EXPECT_NE(std::string::npos, files[0].find(".O0.o")) << files[0];
@@ -489,6 +502,23 @@ TEST_P(Jit, LlvmAbortFailsOnlyThatImage)
     EXPECT_TRUE(c->peer_alive(1));
     expect_serving(1);  // bitcode again: a new helper compiles it
     EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+// Bitcode on which LLVM's reader calls report_fatal_error (fuzz_bitcode found
+// it): the target never reads bitcode itself, the helper dies of it.
+TEST_P(Jit, BitcodeThatAbortsLlvmsReaderFailsOnlyThatImage)
+{
+    const char *src = getenv("XRDMA_TEST_SRCDIR");
+    std::vector<uint8_t> in =
+        read_file(std::string(src ? src : "..") + "/tests/fuzz/regressions/bitcode/target-reader-fatal-invalid-abbrev");
+    auto nul = std::find(in.begin(), in.end(), uint8_t(0));
+    ASSERT_NE(in.end(), nul);
+    start(1);
+    Result r = invoke_bad(std::vector<uint8_t>(nul + 1, in.end()), xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("Invalid abbrev number")) << "LLVM's words: " << r.message;
+    EXPECT_TRUE(c->peer_alive(1));
+    expect_serving(1);
 }
 
 TEST_P(Jit, CompileTimeoutStopsTheCompiler)
@@ -563,7 +593,7 @@ TEST_P(Jit, SymbolPolicyAppliesToBitcode)
     Result r = c->invoke(reg_mem(img, "forbidden"), 1, cmd, sizeof(cmd));
     EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     TearDown();
-    ASSERT_EQ(1u, list_dir(dir).size());
+    ASSERT_EQ(1u, objects_in(dir).size());
 
     // ...a target with the default policy refuses it before it runs, even
     // though the compiled object is in its disk cache.

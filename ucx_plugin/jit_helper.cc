@@ -110,6 +110,7 @@ struct Result {
     ucx_ifunc_status_t status = UCX_IFUNC_INPROGRESS;
     std::string object, meta, why;
     unsigned refs = 0;  // jit_helper_submit()s not yet released
+    unsigned waiting = 0;  // compile()s waiting for it
 };
 
 class Helper {
@@ -150,8 +151,10 @@ public:
         std::lock_guard<std::mutex> g(mu_);
         queue(key, bc, size, opt, what, false);
         auto it = results_.find(key);
+        it->second.waiting++;
         while (!it->second.done) pump(-1);
         Result &r = it->second;
+        r.waiting--;
         ucx_ifunc_status_t st = r.status;
         if (st == UCX_IFUNC_OK) {
             *object = r.object;
@@ -159,7 +162,7 @@ public:
         } else {
             *why = r.why;
         }
-        if (!r.refs) results_.erase(it);  // nobody else waits for it
+        if (!r.refs && !r.waiting) results_.erase(it);  // nobody else waits for it
         return st;
     }
 
@@ -199,6 +202,7 @@ private:
         r.object = std::move(object);
         r.meta = std::move(meta);
         r.why = std::move(why);
+        if (!r.refs && !r.waiting) results_.erase(requests_.front().key);  // all who asked are gone
         requests_.pop_front();
         started_ = false;
         return 1;

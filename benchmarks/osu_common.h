@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 enum osu_win { OSU_WIN_CREATE, OSU_WIN_ALLOCATE, OSU_WIN_DYNAMIC };
-enum osu_sync { OSU_SYNC_FLUSH, OSU_SYNC_LOCK, OSU_SYNC_FENCE };
+enum osu_sync { OSU_SYNC_FLUSH, OSU_SYNC_LOCK, OSU_SYNC_FENCE, OSU_SYNC_REQUEST };
 static const char *const osu_win_names[] = {"create", "allocate", "dynamic"};
-static const char *const osu_sync_names[] = {"flush", "lock", "fence"};
+static const char *const osu_sync_names[] = {"flush", "lock", "fence", "request"};
 
 struct osu_opts {
     size_t min_size, max_size;
@@ -59,7 +59,9 @@ __attribute__((unused)) static void osu_usage(FILE *f, const char *what, int bw)
             "%s"
             "  -w, --win-option KIND         create, allocate (default) or dynamic window\n"
             "  -s, --sync-option SYNC        flush (default: one lock, a flush per %s),\n"
-            "                                lock (lock/unlock per %s) or fence\n"
+            "                                lock (lock/unlock per %s), fence, or request\n"
+            "                                (one lock; each operation a request variant,\n"
+            "                                MPIX_Rx* / MPI_Rput / MPI_Rget, and MPI_Wait)\n"
             "      --rounds R                the modes take turns R times per size (default 5)\n"
             "      --target-poll             the target busy-polls MPIX_Xprogress (flush, lock)\n"
             "                                instead of waiting in MPI_Barrier\n"
@@ -145,6 +147,7 @@ __attribute__((unused)) static void osu_parse(int argc, char **argv, struct osu_
             if (!strcmp(optarg, "flush")) o->sync = OSU_SYNC_FLUSH;
             else if (!strcmp(optarg, "lock")) o->sync = OSU_SYNC_LOCK;
             else if (!strcmp(optarg, "fence")) o->sync = OSU_SYNC_FENCE;
+            else if (!strcmp(optarg, "request")) o->sync = OSU_SYNC_REQUEST;
             else bad = 1;
             break;
         case 'G': o->image = optarg; break;
@@ -237,13 +240,15 @@ __attribute__((unused)) static void osu_check(int rc, const char *what)
 /* Before a timed loop: the access epoch of the flush mode, the first fence. */
 __attribute__((unused)) static void osu_epoch_begin(const struct osu_opts *o, MPI_Win win)
 {
-    if (o->sync == OSU_SYNC_FLUSH && bench_rank == 0) osu_check(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win), "MPI_Win_lock");
+    if ((o->sync == OSU_SYNC_FLUSH || o->sync == OSU_SYNC_REQUEST) && bench_rank == 0)
+        osu_check(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win), "MPI_Win_lock");
     if (o->sync == OSU_SYNC_FENCE) osu_check(MPI_Win_fence(0, win), "MPI_Win_fence");
 }
 
 __attribute__((unused)) static void osu_epoch_end(const struct osu_opts *o, MPI_Win win)
 {
-    if (o->sync == OSU_SYNC_FLUSH && bench_rank == 0) osu_check(MPI_Win_unlock(1, win), "MPI_Win_unlock");
+    if ((o->sync == OSU_SYNC_FLUSH || o->sync == OSU_SYNC_REQUEST) && bench_rank == 0)
+        osu_check(MPI_Win_unlock(1, win), "MPI_Win_unlock");
     if (o->sync == OSU_SYNC_FENCE) osu_check(MPI_Win_fence(MPI_MODE_NOSUCCEED, win), "MPI_Win_fence");
 }
 
@@ -260,6 +265,7 @@ __attribute__((unused)) static void osu_batch_end(const struct osu_opts *o, MPI_
     case OSU_SYNC_FLUSH: osu_check(MPI_Win_flush(1, win), "MPI_Win_flush"); break;
     case OSU_SYNC_LOCK: osu_check(MPI_Win_unlock(1, win), "MPI_Win_unlock"); break;
     case OSU_SYNC_FENCE: osu_check(MPI_Win_fence(0, win), "MPI_Win_fence"); break;
+    case OSU_SYNC_REQUEST: break; /* each operation waited for its request */
     }
 }
 

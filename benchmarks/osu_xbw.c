@@ -1,5 +1,7 @@
-/* osu_xput_bw, osu_xget_bw (OSU_OP 0, 1: bandwidth in MB/s) and
- * osu_xinvoke_mr (OSU_OP 2: message rate): this file, built three times.
+/* osu_xput_bw, osu_xget_bw (OSU_OP 0, 1: bandwidth in MB/s),
+ * osu_xinvoke_mr (OSU_OP 2: message rate) and osu_xacc_mr (OSU_OP 3:
+ * message rate of a user-defined accumulate through MPIX_Xput against
+ * MPI_Accumulate with MPI_SUM on int64): this file, built four times.
  * Rank 0 issues a window of W operations back to back, then completes them
  * all with one synchronisation call (-s: flush, lock/unlock or fence); the
  * time of each window is one sample. Measured in the same run, on the same
@@ -23,11 +25,14 @@
 #elif OSU_OP == 1
 #define OP_TITLE "Get Bandwidth"
 #define OP_PROG "osu_xget_bw"
-#else
+#elif OSU_OP == 2
 #define OP_TITLE "Invoke Message Rate"
 #define OP_PROG "osu_xinvoke_mr"
+#else
+#define OP_TITLE "Accumulate Message Rate"
+#define OP_PROG "osu_xacc_mr"
 #endif
-#define MR (OSU_OP == 2)
+#define MR (OSU_OP >= 2)
 
 static struct osu_opts o;
 
@@ -73,6 +78,8 @@ static void am_stream(int mode, size_t size, long wnd, long iters, long warmup)
             (void)last;
 #if OSU_OP == 0
             osu_am_send(OSU_AM_REQ, origin, size, 0, last, 1);
+#elif OSU_OP == 3
+            osu_am_send(OSU_AM_REQ, origin, size, 0, last || mode == M_AM_ACKED, 1);
 #elif OSU_OP == 1
             osu_am_send(OSU_AM_REQ, NULL, 0, (uint32_t)size, 1, 1);
 #else
@@ -111,8 +118,10 @@ int main(int argc, char **argv)
                                                       : osu_win_names[o.win]);
             printf("# Synchronization: %s once per window of %ld operations (fewer when they would hold more"
                    " than %zu bytes)\n",
-                   o.sync == OSU_SYNC_FLUSH ? "MPI_Win_flush" : o.sync == OSU_SYNC_LOCK ? "MPI_Win_lock/unlock"
-                                                                                       : "MPI_Win_fence",
+                   o.sync == OSU_SYNC_FLUSH     ? "MPI_Win_flush"
+                   : o.sync == OSU_SYNC_LOCK    ? "MPI_Win_lock/unlock"
+                   : o.sync == OSU_SYNC_REQUEST ? "MPI_Wait per operation (request variants)"
+                                                : "MPI_Win_fence",
                    o.window, o.window_bytes);
             printf("# UCX_TLS=%s; UCP AM on a separate worker: %s\n", getenv("UCX_TLS") ? getenv("UCX_TLS") : "(default)",
                    OSU_OP == 1 ? "each request answered with the data"

@@ -97,9 +97,10 @@ int main(int argc, char **argv)
             printf("# OSU MPI-XRDMA %s Latency Test (XRDMA %s)\n", OP_TITLE, MPIX_XRDMA_VERSION);
             printf("# Window creation: MPI_Win_%s\n", o.win == OSU_WIN_DYNAMIC ? "create_dynamic"
                                                       : osu_win_names[o.win]);
-            printf("# Synchronization: %s\n", o.sync == OSU_SYNC_FLUSH  ? "MPI_Win_flush (passive, one lock)"
-                                              : o.sync == OSU_SYNC_LOCK ? "MPI_Win_lock/unlock"
-                                                                        : "MPI_Win_fence");
+            printf("# Synchronization: %s\n", o.sync == OSU_SYNC_FLUSH    ? "MPI_Win_flush (passive, one lock)"
+                                              : o.sync == OSU_SYNC_LOCK    ? "MPI_Win_lock/unlock"
+                                              : o.sync == OSU_SYNC_REQUEST ? "request variants + MPI_Wait (one lock)"
+                                                                           : "MPI_Win_fence");
             printf("# UCX_TLS=%s; UCP AM = active-message round trip on a separate worker (the floor)\n",
                    getenv("UCX_TLS") ? getenv("UCX_TLS") : "(default)");
             printf("# latency: mean of %ld (%ld above %zu B) iterations in %ld rounds; X/AM med: ratio of medians\n",

@@ -25,7 +25,7 @@ benchmarks_osu_xinvoke_latency_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xinvoke_latency_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_latency_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
-OSU_BW_PROGS = benchmarks/osu_xput_bw benchmarks/osu_xget_bw benchmarks/osu_xinvoke_mr
+OSU_BW_PROGS = benchmarks/osu_xput_bw benchmarks/osu_xget_bw benchmarks/osu_xinvoke_mr benchmarks/osu_xacc_mr
 noinst_PROGRAMS += $(OSU_BW_PROGS)
 benchmarks_osu_xput_bw_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
 benchmarks_osu_xput_bw_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=0
@@ -42,6 +42,11 @@ benchmarks_osu_xinvoke_mr_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=2
 benchmarks_osu_xinvoke_mr_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xinvoke_mr_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_mr_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+benchmarks_osu_xacc_mr_SOURCES = benchmarks/osu_xbw.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xacc_mr_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -DOSU_OP=3
+benchmarks_osu_xacc_mr_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xacc_mr_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xacc_mr_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
 noinst_PROGRAMS += benchmarks/osu_xinvoke_cold
 benchmarks_osu_xinvoke_cold_SOURCES = benchmarks/osu_xinvoke_cold.c $(OSU_BENCH_HDRS)
@@ -95,13 +100,15 @@ EXTRA_DIST += benchmarks/gen-cold-ifunc
 # The pointer chase; its AM baseline's worker is progressed by Open MPI's
 # progress engine (opal_progress_register, libopen-pal) like the X-RDMA layer.
 noinst_PROGRAMS += benchmarks/xrdma_pointer_chase
-benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h
-benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h \
+	examples/chase_common.c examples/chase_common.h examples/xrdma_chase.h
+benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -I$(top_srcdir)/examples
 benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD) -lopen-pal
 benchmarks_xrdma_pointer_chase_LDFLAGS = -no-install
 EXTRA_benchmarks_xrdma_pointer_chase_DEPENDENCIES = $(CHASE_IMAGES)
 CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
 # The step is the example's (examples/mpi_chase_ifunc.c), built twice.
+$(CHASE_IMAGES): examples/xrdma_chase.h
 benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
 benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
@@ -120,7 +127,7 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/pscw-ratio
+EXTRA_DIST += benchmarks/pscw-ratio benchmarks/progress-thread-ratio
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c

@@ -42,31 +42,22 @@
 #include <mpix_xrdma.h>
 #include <stdint.h>
 
+#include "chase_common.h"
+#include "xrdma_chase.h" /* struct chase_args: the ifunc's arguments and the AM's payload */
+
 /* Open MPI's progress engine (libopen-pal), declared here rather than
  * through opal's headers. */
 typedef int (*opal_progress_callback_t)(void);
 int opal_progress_register(opal_progress_callback_t cb);
 int opal_progress_unregister(opal_progress_callback_t cb);
 
-#define LIST_SEED 0x5eed1234abcdULL
-#define START_SEED 0x57a27ULL
-
 enum { MODE_GET, MODE_AM, MODE_NATIVE, MODE_BITCODE, MODE_MSG, NMODES };
 static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode", "msg"};
 static const char *const mode_titles[NMODES] = {"MPI_Get chain", "AM handler", "X-RDMA native",
                                                 "X-RDMA bitcode", "X-RDMA as message"};
 
-/* The ifunc's arguments (examples/mpi_chase_ifunc.c, the same step as the
- * example's) and the AM's payload. */
-struct chase_args {
-    uint64_t node;
-    uint64_t remaining;
-    uint64_t nodes_per_rank;
-};
-
+/* This benchmark's own options (beside struct chase_options). */
 struct options {
-    uint64_t npr, depth;
-    int reps, warmup, csv;
     double loc[32];
     int nloc;
     int modes[NMODES];
@@ -75,104 +66,6 @@ struct options {
 };
 
 static int g_rank = -1, g_size;
-
-/* ---- the list ------------------------------------------------------------ */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t *s, uint64_t n)
-{
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
-    do x = splitmix64(s);
-    while (x >= limit);
-    return x % n;
-}
-
-static double unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
-
-/* next[] of one cycle through all npr * size nodes (node g on rank g / npr)
- * in which the owner of the next node is the current one with probability
- * loc, else one of the other ranks with nodes left, uniformly. Same on every
- * rank (fixed seed). *measured: the fraction of same-owner steps. */
-static uint64_t *build_list(uint64_t npr, int size, double loc, double *measured)
-{
-    uint64_t n = npr * (uint64_t)size, st = LIST_SEED ^ (uint64_t)(loc * 1e6);
-    uint64_t *next = malloc(n * sizeof(*next)), *seq = malloc(n * sizeof(*seq));
-    uint64_t *left = calloc((size_t)size, sizeof(*left)), *perm = malloc(n * sizeof(*perm));
-    int *owner = malloc(n * sizeof(*owner));
-    if (!next || !seq || !left || !perm || !owner) return NULL;
-    for (int r = 0; r < size; ++r) left[r] = npr;
-    int cur = (int)below(&st, (uint64_t)size);
-    for (uint64_t i = 0; i < n; ++i) {
-        if (i > 0 && !(left[cur] && unit(&st) < loc)) {
-            uint64_t others = 0;
-            for (int r = 0; r < size; ++r) others += r != cur && left[r];
-            if (others) {
-                uint64_t k = below(&st, others);
-                for (int r = 0; r < size; ++r)
-                    if (r != cur && left[r] && k-- == 0) {
-                        cur = r;
-                        break;
-                    }
-            }
-        }
-        owner[i] = cur;
-        left[cur]--;
-    }
-    /* Each rank's nodes in random order along the cycle. */
-    for (uint64_t i = 0; i < n; ++i) perm[i] = i;
-    for (int r = 0; r < size; ++r) {
-        uint64_t *p = perm + (uint64_t)r * npr;
-        for (uint64_t i = npr - 1; i > 0; --i) {
-            uint64_t j = below(&st, i + 1), t = p[i];
-            p[i] = p[j], p[j] = t;
-        }
-        left[r] = 0;
-    }
-    for (uint64_t i = 0; i < n; ++i) seq[i] = perm[(uint64_t)owner[i] * npr + left[owner[i]]++];
-    uint64_t same = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        next[seq[i]] = seq[(i + 1) % n];
-        same += owner[i] == owner[(i + 1) % n];
-    }
-    *measured = (double)same / (double)n;
-    free(seq), free(left), free(perm), free(owner);
-    return next;
-}
-
-static uint64_t start_node(int i, uint64_t n)
-{
-    uint64_t st = START_SEED + (uint64_t)i * 7919;
-    return below(&st, n);
-}
-
-struct walk_info {
-    uint64_t answer, remote_hops, messages;
-};
-
-static struct walk_info walk(const uint64_t *next, uint64_t npr, uint64_t start, uint64_t depth)
-{
-    struct walk_info w = {0, 0, 0};
-    uint64_t node = start, hop = 0;
-    while (hop < depth && node / npr == 0) node = next[node], ++hop;
-    if (hop < depth) {
-        uint64_t owner = node / npr;
-        w.messages = 2;
-        for (; hop < depth; ++hop) {
-            if (node / npr != owner) owner = node / npr, w.messages++;
-            if (node / npr != 0) w.remote_hops++;
-            node = next[node];
-        }
-    }
-    w.answer = node;
-    return w;
-}
 
 /* ---- waiting at rank 0: as the X-RDMA layer's MPI_Win_flush does ---------- */
 
@@ -263,35 +156,6 @@ static int am_progress_hook(void) { return (int)ucp_worker_progress(am.b.worker)
 
 /* ---- the four chases (rank 0, inside MPI_Win_lock_all) ------------------- */
 
-static int report(int rc, const char *what, uint64_t start)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "xrdma_pointer_chase: %s (chase from node %" PRIu64 "): %s\n", what, start, msg);
-    return rc;
-}
-
-static int get_chase(MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
-                     uint64_t *out)
-{
-    uint64_t node = start;
-    for (uint64_t h = 0; h < depth; ++h) {
-        int owner = (int)(node / npr);
-        if (owner == 0) {
-            node = base[node];
-            continue;
-        }
-        uint64_t v;
-        int rc = MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
-        if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
-        if (rc != MPI_SUCCESS) return report(rc, "MPI_Get", start);
-        node = v;
-    }
-    *out = node;
-    return MPI_SUCCESS;
-}
-
 /* Rank 0's own nodes first, in every mode. Returns 1 if the chase is over. */
 static int local_prefix(struct chase_args *a, const uint64_t *base, uint64_t npr)
 {
@@ -337,7 +201,7 @@ static int x_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr
     uint64_t answer = UINT64_MAX;
     int rc = MPIX_Xget(&answer, 1, MPI_UINT64_T, owner, 0, 0, MPI_UINT64_T, f, &a, (int)sizeof(a), win);
     if (rc == MPI_SUCCESS) rc = MPI_Win_flush(owner, win);
-    if (rc != MPI_SUCCESS) return report(rc, "MPIX_Xget", start);
+    if (rc != MPI_SUCCESS) return chase_report("xrdma_pointer_chase", rc, "MPIX_Xget", start);
     *out = answer;
     return MPI_SUCCESS;
 }
@@ -366,89 +230,37 @@ static void usage(FILE *f)
             "  -h, --help         this text\n");
 }
 
-static __attribute__((noreturn)) void quit(int code)
+/* -L, --modes, -w, --image-native, --image-bitcode */
+static int handle(int c, const char *arg, void *data)
 {
-    MPI_Finalize();
-    exit(code);
-}
-
-static void parse(int argc, char **argv, struct options *o)
-{
-    static const struct option lo[] = {
-        {"nodes", required_argument, 0, 'n'},        {"depth", required_argument, 0, 'd'},
-        {"locality", required_argument, 0, 'L'},     {"reps", required_argument, 0, 'r'},
-        {"warmup", required_argument, 0, 'x'},       {"modes", required_argument, 0, 'M'},
-        {"win-option", required_argument, 0, 'w'},   {"image-native", required_argument, 0, 'N'},
-        {"image-bitcode", required_argument, 0, 'B'}, {"csv", no_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'},               {0, 0, 0, 0}};
-    memset(o, 0, sizeof(*o));
-    o->npr = 4096, o->depth = 256, o->reps = 100, o->warmup = 5;
-    for (int m = 0; m < NMODES; ++m) o->modes[m] = 1;
-    int c, bad = 0;
-    while (!bad && (c = getopt_long(argc, argv, "n:d:L:r:x:w:h", lo, NULL)) != -1) {
-        char *end;
-        errno = 0;
-        switch (c) {
-        case 'n': o->npr = strtoull(optarg, &end, 0), bad = errno || *end || !o->npr; break;
-        case 'd': o->depth = strtoull(optarg, &end, 0), bad = errno || *end; break;
-        case 'r': o->reps = (int)strtol(optarg, &end, 0), bad = errno || *end || o->reps <= 0; break;
-        case 'x': o->warmup = (int)strtol(optarg, &end, 0), bad = errno || *end || o->warmup < 0; break;
-        case 'L':
-            for (char *p = optarg; *p && !bad;) {
-                if (o->nloc == 32) bad = 1;
-                double v = strtod(p, &end);
-                bad |= end == p || v < 0 || v > 1;
-                o->loc[o->nloc++] = v;
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') bad = 1;
-            }
-            break;
-        case 'M':
-            for (int m = 0; m < NMODES; ++m) {
-                size_t k = strlen(mode_names[m]);
-                const char *p = strstr(optarg, mode_names[m]);
-                o->modes[m] = p && (p == optarg || p[-1] == ',') && (p[k] == ',' || p[k] == '\0');
-            }
-            o->modes[MODE_GET] = 1; /* the baseline */
-            break;
-        case 'w':
-            if (!strcmp(optarg, "create")) o->win_create = 1;
-            else bad = strcmp(optarg, "allocate") != 0;
-            break;
-        case 'N': o->image[0] = optarg; break;
-        case 'B': o->image[1] = optarg; break;
-        case 'C': o->csv = 1; break;
-        case 'h':
-            if (g_rank == 0) usage(stdout);
-            quit(0);
-        default: bad = 1;
+    struct options *o = data;
+    char *end;
+    switch (c) {
+    case 'L':
+        for (const char *p = arg; *p;) {
+            if (o->nloc == 32) return 0;
+            double v = strtod(p, &end);
+            if (end == p || v < 0 || v > 1 || (*end && *end != ',')) return 0;
+            o->loc[o->nloc++] = v;
+            p = *end == ',' ? end + 1 : end;
         }
-    }
-    if (bad || optind < argc) {
-        if (g_rank == 0) usage(stderr);
-        quit(2);
-    }
-    if (!o->nloc) o->loc[o->nloc++] = 1.0 / g_size;
-}
-
-static MPIX_Ifunc load(const char *path)
-{
-    MPIX_Ifunc f = MPIX_IFUNC_NULL;
-    int ok = 1;
-    if (g_rank == 0) { /* the other ranks get the code over the network */
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        int rc = MPIX_Ifunc_load(path, "chase", &f);
-        if (rc != MPI_SUCCESS) {
-            char msg[MPI_MAX_ERROR_STRING];
-            int len;
-            MPI_Error_string(rc, msg, &len);
-            fprintf(stderr, "xrdma_pointer_chase: %s\n", msg);
-            ok = 0;
+        return 1;
+    case 'M':
+        for (int m = 0; m < NMODES; ++m) {
+            size_t k = strlen(mode_names[m]);
+            const char *p = strstr(arg, mode_names[m]);
+            o->modes[m] = p && (p == arg || p[-1] == ',') && (p[k] == ',' || p[k] == '\0');
         }
+        o->modes[MODE_GET] = 1; /* the baseline */
+        return 1;
+    case 'w':
+        if (!strcmp(arg, "create")) o->win_create = 1;
+        else if (strcmp(arg, "allocate") != 0) return 0;
+        return 1;
+    case 'N': o->image[0] = arg; return 1;
+    case 'B': o->image[1] = arg; return 1;
+    default: return 0;
     }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok) quit(2);
-    return f;
 }
 
 /* ---- main ------------------------------------------------------------------ */
@@ -460,17 +272,19 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     bench_rank = g_rank;
     bench_name = "xrdma_pointer_chase";
+    static const struct option extra[] = {
+        {"locality", required_argument, 0, 'L'},      {"modes", required_argument, 0, 'M'},
+        {"win-option", required_argument, 0, 'w'},    {"image-native", required_argument, 0, 'N'},
+        {"image-bitcode", required_argument, 0, 'B'}, {0, 0, 0, 0}};
     struct options o;
-    parse(argc, argv, &o);
-    if (g_size < 2) {
-        if (g_rank == 0) fprintf(stderr, "xrdma_pointer_chase: needs at least 2 ranks\n");
-        quit(2);
-    }
-    const uint64_t npr = o.npr, n = npr * (uint64_t)g_size;
-    if (npr > (uint64_t)INT_MAX / 8 / (uint64_t)g_size) {
-        if (g_rank == 0) fprintf(stderr, "xrdma_pointer_chase: -n too large\n");
-        quit(2);
-    }
+    memset(&o, 0, sizeof(o));
+    for (int m = 0; m < NMODES; ++m) o.modes[m] = 1;
+    const struct chase_cli cli = {"xrdma_pointer_chase", usage, 'x', 0, extra, "L:w:", handle, &o};
+    struct chase_options co = {4096, 256, 100, 5, 0, NULL};
+    chase_parse(argc, argv, g_rank, &cli, &co);
+    if (!o.nloc) o.loc[o.nloc++] = 1.0 / g_size;
+    chase_check_world("xrdma_pointer_chase", g_rank, g_size, co.nodes_per_rank);
+    const uint64_t npr = co.nodes_per_rank, n = npr * (uint64_t)g_size;
     choose_idle_policy();
 
     /* The window: this rank's slice, then the ifunc's two counters. */
@@ -511,18 +325,22 @@ int main(int argc, char **argv)
     opal_progress_register(am_progress_hook);
 
     MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
-    if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) f[0] = load(o.image[0] ? o.image[0] : bench_beside_exe("xchase_native.xfn"));
-    if (o.modes[MODE_BITCODE]) f[1] = load(o.image[1] ? o.image[1] : bench_beside_exe("xchase_bitcode.xfn"));
+    if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) 
+        f[0] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
+                                o.image[0] ? o.image[0] : chase_beside_exe("xchase_native.xfn"), "");
+    if (o.modes[MODE_BITCODE]) 
+        f[1] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
+                                o.image[1] ? o.image[1] : chase_beside_exe("xchase_bitcode.xfn"), "");
 
     if (g_rank == 0) {
         const char *tls = getenv("UCX_TLS");
-        if (o.csv) {
+        if (co.csv) {
             printf("benchmark,transport,ranks,nodes_per_rank,depth,locality,measured_locality,mode,reps,"
                    "mean_us,median_us,speedup_mean,speedup_median,per_hop_us,remote_hops,messages,answers_ok\n");
         } else {
             printf("# XRDMA pointer chase (MPIX %s): %d ranks, %" PRIu64 " nodes/rank, depth %" PRIu64
                    ", %d chases per mode (+%d warm-up), UCX_TLS=%s, MPI_Win_%s\n",
-                   MPIX_XRDMA_VERSION, g_size, npr, o.depth, o.reps, o.warmup, tls ? tls : "(default)",
+                   MPIX_XRDMA_VERSION, g_size, npr, co.depth, co.reps, co.warmup, tls ? tls : "(default)",
                    o.win_create ? "create" : "allocate");
             printf("# modes interleaved chase by chase; idle ranks wait in MPI_Barrier (Open MPI's progress engine\n"
                    "# runs the X-RDMA layer and the AM handler's worker alike); rank 0 spins %u polls, then yields\n",
@@ -534,7 +352,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int li = 0; li < o.nloc && !failed; ++li) {
         double measured;
-        uint64_t *next = build_list(npr, g_size, o.loc[li], &measured);
+        uint64_t *next = chase_build_list(npr, g_size, o.loc[li], &measured);
         if (!next) bench_die("out of memory");
         memcpy(base, next + (uint64_t)g_rank * npr, npr * 8);
         base[npr] = base[npr + 1] = 0;
@@ -545,29 +363,29 @@ int main(int argc, char **argv)
         am.steps = am.forwards = 0;
         MPI_Barrier(MPI_COMM_WORLD); /* every slice in place */
 
-        const int total = o.warmup + o.reps;
+        const int total = co.warmup + co.reps;
         double *t[NMODES];
         int ok[NMODES] = {0};
-        for (int m = 0; m < NMODES; ++m) t[m] = calloc((size_t)o.reps, sizeof(double));
+        for (int m = 0; m < NMODES; ++m) t[m] = calloc((size_t)co.reps, sizeof(double));
         uint64_t sum_remote = 0, sum_msgs = 0;
         double t_first_x[2] = {0, 0};
         if (g_rank == 0) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (base_msg) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_msg);
             for (int i = 0; i < total && !failed; ++i) {
-                uint64_t start = start_node(i + li * 100003, n);
-                struct walk_info ref = walk(next, npr, start, o.depth);
-                if (i >= o.warmup) sum_remote += ref.remote_hops, sum_msgs += ref.messages;
+                uint64_t start = chase_start_node(i + li * 100003, n);
+                struct chase_walk ref = chase_walk(next, npr, start, co.depth);
+                if (i >= co.warmup) sum_remote += ref.remote_hops, sum_msgs += ref.messages;
                 for (int k = 0; k < NMODES && !failed; ++k) {
                     int m = (i + k) % NMODES; /* rotate which mode goes first */
                     if (!o.modes[m]) continue;
                     uint64_t got = UINT64_MAX;
-                    double t0 = bench_now_us();
-                    int rc = m == MODE_GET  ? get_chase(win, base, npr, start, o.depth, &got)
-                             : m == MODE_AM ? am_chase(base, npr, start, o.depth, &got)
-                             : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, o.depth, &got)
-                                             : x_chase(win, f[m - MODE_NATIVE], base, npr, start, o.depth, &got);
-                    double dt = bench_now_us() - t0;
+                    double t0 = chase_now_us();
+                    int rc = m == MODE_GET  ? chase_get("xrdma_pointer_chase", win, base, npr, start, co.depth, 0, &got)
+                             : m == MODE_AM ? am_chase(base, npr, start, co.depth, &got)
+                             : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, co.depth, &got)
+                                             : x_chase(win, f[m - MODE_NATIVE], base, npr, start, co.depth, &got);
+                    double dt = chase_now_us() - t0;
                     if (rc != MPI_SUCCESS) {
                         failed = 1;
                         break;
@@ -578,8 +396,8 @@ int main(int argc, char **argv)
                                         ", want %" PRIu64 "\n",
                                 mode_names[m], start, got, ref.answer);
                         failed = 1;
-                    } else if (i >= o.warmup) {
-                        t[m][i - o.warmup] = dt;
+                    } else if (i >= co.warmup) {
+                        t[m][i - co.warmup] = dt;
                         ok[m]++;
                     }
                 }
@@ -598,14 +416,14 @@ int main(int argc, char **argv)
             double mean[NMODES] = {0}, med[NMODES] = {0};
             for (int m = 0; m < NMODES; ++m) {
                 if (!o.modes[m]) continue;
-                for (int i = 0; i < o.reps; ++i) mean[m] += t[m][i];
-                mean[m] /= o.reps;
-                med[m] = bench_summarize(t[m], (size_t)o.reps).median;
+                for (int i = 0; i < co.reps; ++i) mean[m] += t[m][i];
+                mean[m] /= co.reps;
+                med[m] = bench_summarize(t[m], (size_t)co.reps).median;
             }
             const char *tr = getenv("UCX_TLS");
             const char *tl = !tr ? "default" : strstr(tr, "tcp") ? "tcp" : strstr(tr, "sm") ? "shm" : tr;
-            double remote = (double)sum_remote / o.reps, msgs = (double)sum_msgs / o.reps;
-            if (!o.csv) {
+            double remote = (double)sum_remote / co.reps, msgs = (double)sum_msgs / co.reps;
+            if (!co.csv) {
                 printf("# L=%.3f (measured %.3f): per chase %.1f MPI_Get round trips, %.1f one-way messages"
                        " (AM, X-RDMA); first X-RDMA chase (code shipped): native %.0f us, bitcode %.0f us\n",
                        o.loc[li], measured, remote, msgs, t_first_x[0], t_first_x[1]);
@@ -615,23 +433,23 @@ int main(int argc, char **argv)
             for (int m = 0; m < NMODES; ++m) {
                 if (!o.modes[m]) continue;
                 double sp = mean[m] > 0 ? mean[MODE_GET] / mean[m] : 0, spm = med[m] > 0 ? med[MODE_GET] / med[m] : 0;
-                if (o.csv)
+                if (co.csv)
                     printf("xrdma_pointer_chase,%s,%d,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%s,%d,%.3f,%.3f,%.3f,%.3f,%.4f,"
                            "%.1f,%.1f,%d\n",
-                           tl, g_size, npr, o.depth, o.loc[li], measured, mode_names[m], o.reps, mean[m], med[m], sp,
-                           spm, mean[m] / (double)o.depth, remote, m == MODE_GET ? 2 * remote : msgs, ok[m]);
+                           tl, g_size, npr, co.depth, o.loc[li], measured, mode_names[m], co.reps, mean[m], med[m], sp,
+                           spm, mean[m] / (double)co.depth, remote, m == MODE_GET ? 2 * remote : msgs, ok[m]);
                 else
                     printf("  %-16s %8.3f %14.2f %14.2f %9.2f %9.2f %11.3f %4d/%-4d\n", mode_titles[m], o.loc[li],
-                           mean[m], med[m], sp, spm, mean[m] / (double)o.depth, ok[m], o.reps);
+                           mean[m], med[m], sp, spm, mean[m] / (double)co.depth, ok[m], co.reps);
             }
-            if (!o.csv) {
+            if (!co.csv) {
                 for (int r = 0; r < g_size; ++r)
                     printf("# rank %d: ifunc ran %" PRIu64 " times (forwarded %" PRIu64 "), AM handler %" PRIu64
                            " (forwarded %" PRIu64 ")\n",
                            r, all[4 * r], all[4 * r + 1], all[4 * r + 2], all[4 * r + 3]);
             }
             for (int m = 0; m < NMODES; ++m)
-                if (o.modes[m] && ok[m] != o.reps) failed = 1;
+                if (o.modes[m] && ok[m] != co.reps) failed = 1;
             fflush(stdout);
         }
         free(all);
@@ -639,7 +457,7 @@ int main(int argc, char **argv)
         free(next);
         MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
-    if (g_rank == 0) printf("%sanswers checked: %s\n", o.csv ? "# " : "", failed ? "FAILED" : "ok");
+    if (g_rank == 0) printf("%sanswers checked: %s\n", co.csv ? "# " : "", failed ? "FAILED" : "ok");
 
     opal_progress_unregister(am_progress_hook);
     MPIX_Ifunc_free(&f[0]);

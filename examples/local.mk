@@ -5,8 +5,14 @@
 # (chase_ifunc.c) is compiled into an image by xrdma-cc when `make` runs,
 # and read only by rank 0 at run time.
 noinst_PROGRAMS += examples/xrdma_chase
-examples_xrdma_chase_SOURCES = examples/xrdma_chase.c examples/xrdma_chase.h
-examples_xrdma_chase_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+# The three pointer-chase programs (these two and benchmarks/xrdma_pointer_chase)
+# share the list, its walk, the command line and the start: chase_common.c.
+CHASE_COMMON = examples/chase_common.c examples/chase_common.h
+examples_xrdma_chase_SOURCES = examples/xrdma_chase.c examples/xrdma_chase.h $(CHASE_COMMON) \
+	benchmarks/bench_common.h
+# bench_common.h: the benchmarks' UCX-over-MPI start (worker, endpoints,
+# ifunc context), which this plugin-level example shares.
+examples_xrdma_chase_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/benchmarks
 examples_xrdma_chase_LDADD = libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
 # A real executable (no libtool wrapper): it finds its image beside itself.
 examples_xrdma_chase_LDFLAGS = -no-install
@@ -27,8 +33,8 @@ examples/chase_ifunc.xfn: examples/xrdma_chase.h
 # tests/mpi: see ompi_ext/local.mk.
 MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
 MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
-noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter
-examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c
+noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add
+examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON)
 examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_pointer_chase_LDFLAGS = -no-install
@@ -44,9 +50,17 @@ examples_mpi_filter_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_filter_LDFLAGS = -no-install
 EXTRA_examples_mpi_filter_DEPENDENCIES = examples/mpi_filter_ifunc.xfn
 
-MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c
+examples_mpi_subarray_add_SOURCES = examples/mpi_subarray_add.c
+examples_mpi_subarray_add_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_subarray_add_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_subarray_add_LDFLAGS = -no-install
+EXTRA_examples_mpi_subarray_add_DEPENDENCIES = examples/mpi_subarray_add_ifunc.xfn
+
+MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c \
+	examples/mpi_subarray_add_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
+examples/mpi_chase_ifunc.xfn: examples/xrdma_chase.h
 
 # mpi_embedded carries its ifunc inside the program: xrdma-cc --c-array
 # writes the image as a C array that MPIX_Ifunc_load_mem() loads.

@@ -17,13 +17,7 @@
 #include <string.h>
 #include <xrdma_ifunc.h>
 
-/* Must match struct chase_args in mpi_pointer_chase.c and
- * benchmarks/xrdma_pointer_chase.c. */
-struct chase_args {
-    uint64_t node;           /* current global node, owned by this rank */
-    uint64_t remaining;      /* hops still to follow from node */
-    uint64_t nodes_per_rank;
-};
+#include "xrdma_chase.h" /* struct chase_args */
 
 XRDMA_IFUNC(chase)
 {

@@ -19,240 +19,35 @@
  * against a sequential walk of the same list (all ranks can build it).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <mpi.h>
-#include <sched.h>
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <ucp/api/ucp.h>
-#include <ucx_ifunc.h>
-#include <unistd.h>
 
+#include "bench_common.h" /* UCX over MPI: worker, endpoints, ifunc context */
+#include "chase_common.h"
 #include "xrdma_chase.h"
 
-#define LIST_SEED 0x5eed1234abcdULL
-#define START_SEED 0x57a27ULL
+#define IMAGE_NAME "chase_ifunc.xfn"
 #define TIMEOUT_S 30.0
 
-struct options {
-    uint64_t nodes_per_rank;
-    uint64_t depth;
-    int reps;
-    int warmup;
-    const char *image;
-    int csv;
-    long spin; /* idle progress calls before sched_yield; <0: choose */
-};
+static long g_spin = -1; /* --spin: idle progress calls before sched_yield; <0: choose */
 
-static int g_rank = -1;
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "xrdma_chase[rank %d]: ", g_rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-    exit(2);
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-/* ---- the list --------------------------------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n) without modulo bias. */
-static uint64_t below(uint64_t *state, uint64_t n)
-{
-    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do x = splitmix64(state);
-    while (x >= limit);
-    return x % n;
-}
-
-/* next[] of one random cycle through all n nodes; identical on every rank. */
-static uint64_t *build_list(uint64_t n)
-{
-    uint64_t *perm = malloc(n * sizeof(*perm));
-    uint64_t *next = malloc(n * sizeof(*next));
-    if (!perm || !next) die("out of memory for %" PRIu64 " nodes", n);
-    uint64_t st = LIST_SEED;
-    for (uint64_t i = 0; i < n; ++i) perm[i] = i;
-    for (uint64_t i = n - 1; i > 0; --i) { /* Fisher-Yates */
-        uint64_t j = below(&st, i + 1);
-        uint64_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    for (uint64_t i = 0; i < n; ++i) next[perm[i]] = perm[(i + 1) % n];
-    free(perm);
-    return next;
-}
-
-static uint64_t start_node(int rep, uint64_t n)
-{
-    uint64_t st = START_SEED + (uint64_t)rep * 7919;
-    return below(&st, n);
-}
-
-/* Reference answer, and what each mode costs on this path. */
-struct walk_info {
-    uint64_t answer;
-    uint64_t remote_hops; /* hops whose node is not rank 0's: MPI_Gets */
-    uint64_t messages;    /* X-RDMA messages: invoke + forwards + reply */
-};
-
-static struct walk_info walk(const uint64_t *next, uint64_t npr, uint64_t start, uint64_t depth)
-{
-    struct walk_info w = {start, 0, 0};
-    uint64_t node = start, hop = 0;
-    while (hop < depth && node / npr == 0) node = next[node], ++hop; /* rank 0's own */
-    if (hop < depth) {
-        w.messages = 2; /* invoke + reply */
-        uint64_t owner = node / npr;
-        for (; hop < depth; ++hop) {
-            if (node / npr != owner) owner = node / npr, w.messages++;
-            if (node / npr != 0) w.remote_hops++;
-            node = next[node];
-        }
-        /* hops that pass through rank 0 are not MPI_Gets */
-    }
-    w.answer = node;
-    return w;
-}
-
-/* ---- UCX bootstrap over MPI ------------------------------------------- */
-
-struct ucx_boot {
-    ucp_context_h ucp;
-    ucp_worker_h worker;
-    ucp_ep_h *eps; /* eps[r], NULL for ourselves */
-    ucx_ifunc_context_h ictx;
-};
-
-static void ucx_check(ucs_status_t st, const char *what)
-{
-    if (st != UCS_OK) die("%s: %s", what, ucs_status_string(st));
-}
-
-static void ucx_boot_init(struct ucx_boot *b, int rank, int size, void *user_ptr)
-{
-    ucp_config_t *cfg;
-    ucx_check(ucp_config_read(NULL, NULL, &cfg), "ucp_config_read");
-    ucp_params_t p;
-    memset(&p, 0, sizeof(p));
-    p.field_mask = UCP_PARAM_FIELD_FEATURES;
-    p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
-    ucx_check(ucp_init(&p, cfg, &b->ucp), "ucp_init");
-    ucp_config_release(cfg);
-
-    ucp_worker_params_t wp;
-    memset(&wp, 0, sizeof(wp));
-    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-    ucx_check(ucp_worker_create(b->ucp, &wp, &b->worker), "ucp_worker_create");
-
-    /* Worker addresses differ in length: gather the lengths, then them. */
-    ucp_address_t *addr;
-    size_t len;
-    ucx_check(ucp_worker_get_address(b->worker, &addr, &len), "ucp_worker_get_address");
-    if (len > INT_MAX) die("worker address too long");
-    int mylen = (int)len;
-    int *lens = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
-    MPI_Allgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-        displs[r] = total;
-        if (lens[r] > INT_MAX - total) die("worker addresses too long");
-        total += lens[r];
-    }
-    char *all = malloc(total ? total : 1);
-    MPI_Allgatherv(addr, mylen, MPI_BYTE, all, lens, displs, MPI_BYTE, MPI_COMM_WORLD);
-    ucp_worker_release_address(b->worker, addr);
-
-    ucx_ifunc_context_params_t cp;
-    memset(&cp, 0, sizeof(cp));
-    cp.worker = b->worker;
-    cp.rank = rank;
-    cp.size = size;
-    cp.user_ptr = user_ptr;
-    ucx_ifunc_status_t ist = ucx_ifunc_context_create(&cp, &b->ictx);
-    if (ist != UCX_IFUNC_OK) die("ucx_ifunc_context_create: %s", ucx_ifunc_status_string(ist));
-
-    b->eps = calloc(size, sizeof(ucp_ep_h));
-    for (int r = 0; r < size; ++r) {
-        if (r == rank) continue;
-        ucp_ep_params_t ep;
-        memset(&ep, 0, sizeof(ep));
-        ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-        ep.address = (const ucp_address_t *)(all + displs[r]);
-        ucx_check(ucp_ep_create(b->worker, &ep, &b->eps[r]), "ucp_ep_create");
-        ist = ucx_ifunc_peer_add(b->ictx, r, b->eps[r]);
-        if (ist != UCX_IFUNC_OK) die("ucx_ifunc_peer_add: %s", ucx_ifunc_status_string(ist));
-    }
-    free(all);
-    free(lens);
-    free(displs);
-}
-
-static void ucx_boot_fini(struct ucx_boot *b, int size)
-{
-    /* Close our endpoints, then wait for everyone before the workers go:
-     * a peer may still be flushing towards us. */
-    ucs_status_ptr_t *reqs = calloc(size, sizeof(*reqs));
-    ucp_request_param_t p;
-    memset(&p, 0, sizeof(p));
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    for (int r = 0; r < size; ++r)
-        if (b->eps[r]) reqs[r] = ucp_ep_close_nbx(b->eps[r], &p);
-    for (int r = 0; r < size; ++r) {
-        if (!reqs[r] || UCS_PTR_IS_ERR(reqs[r])) continue;
-        while (ucp_request_check_status(reqs[r]) == UCS_INPROGRESS) ucp_worker_progress(b->worker);
-        ucp_request_free(reqs[r]);
-    }
-    free(reqs);
-    MPI_Barrier(MPI_COMM_WORLD);
-    ucx_ifunc_context_destroy(b->ictx);
-    ucp_worker_destroy(b->worker);
-    ucp_cleanup(b->ucp);
-    free(b->eps);
-}
-
-/* Progress UCX (run arriving ifuncs) until *req completes. */
-static void serve_until(ucx_ifunc_context_h ictx, MPI_Request *req, long spin)
+/* Rank 0: progress (spinning @p spin idle polls before each yield) until
+ * *done; dies after TIMEOUT_S without an answer to @p what. */
+static void wait_for(struct bench_ucx *b, volatile int *done, long spin, const char *what)
 {
     long idle = 0;
-    int done = 0;
-    while (!done) {
-        if (ucx_ifunc_progress(ictx)) {
+    double t0 = 0;
+    while (!*done) {
+        if (ucx_ifunc_progress(b->ictx)) {
             idle = 0;
             continue;
         }
         if (++idle > spin) sched_yield();
-        if (idle % 256 == 0) MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if ((idle & 0xffff) == 0) {
+            if (t0 == 0) t0 = chase_now_us();
+            else if (chase_now_us() - t0 > TIMEOUT_S * 1e6) bench_die("no answer to %s after %.0f s", what, TIMEOUT_S);
+        }
     }
 }
 
@@ -278,7 +73,7 @@ static void am_send(int to, unsigned id, const struct chase_msg *m)
     ucp_request_param_t p;
     p.op_attr_mask = 0;
     ucs_status_ptr_t r = ucp_am_send_nbx(g_am.eps[to], id, NULL, 0, buf, sizeof(*buf), &p);
-    if (UCS_PTR_IS_ERR(r)) die("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+    if (UCS_PTR_IS_ERR(r)) bench_die("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
     if (r) ucp_request_free(r); /* completes on its own */
 }
 
@@ -288,7 +83,7 @@ static ucs_status_t am_hop(void *arg, const void *header, size_t header_length, 
     (void)arg, (void)header, (void)header_length, (void)param;
     const struct chase_slice *s = g_am.s;
     struct chase_msg m;
-    if (length != sizeof(m)) die("AM chase message of %zu bytes", length);
+    if (length != sizeof(m)) bench_die("AM chase message of %zu bytes", length);
     memcpy(&m, data, sizeof(m));
     const uint64_t lo = (uint64_t)s->rank * s->nodes_per_rank;
     while (m.remaining > 0 && m.node - lo < s->nodes_per_rank) {
@@ -309,7 +104,7 @@ static ucs_status_t am_done(void *arg, const void *header, size_t header_length,
 {
     (void)arg, (void)header, (void)header_length, (void)param;
     struct chase_msg m;
-    if (length != sizeof(m)) die("AM answer of %zu bytes", length);
+    if (length != sizeof(m)) bench_die("AM answer of %zu bytes", length);
     memcpy(&m, data, sizeof(m));
     g_am.answer = m.node;
     g_am.done = 1;
@@ -327,14 +122,14 @@ static void am_install(ucp_worker_h worker, const struct chase_slice *s, ucp_ep_
     p.flags = UCP_AM_FLAG_WHOLE_MSG;
     p.id = AM_HOP;
     p.cb = am_hop;
-    ucx_check(ucp_worker_set_am_recv_handler(worker, &p), "AM handler");
+    bench_ucx_check(ucp_worker_set_am_recv_handler(worker, &p), "AM handler");
     p.id = AM_DONE;
     p.cb = am_done;
-    ucx_check(ucp_worker_set_am_recv_handler(worker, &p), "AM handler");
+    bench_ucx_check(ucp_worker_set_am_recv_handler(worker, &p), "AM handler");
 }
 
 /* Rank 0: chase from start with the predeployed handlers. */
-static uint64_t am_chase(struct ucx_boot *b, const struct chase_slice *s, uint64_t start,
+static uint64_t am_chase(struct bench_ucx *b, const struct chase_slice *s, uint64_t start,
                          uint64_t depth, long spin)
 {
     struct chase_msg m = {start, depth};
@@ -345,19 +140,7 @@ static uint64_t am_chase(struct ucx_boot *b, const struct chase_slice *s, uint64
     if (m.remaining == 0) return m.node;
     g_am.done = 0;
     am_send((int)(m.node / s->nodes_per_rank), AM_HOP, &m);
-    long idle = 0;
-    double t0 = 0;
-    while (!g_am.done) {
-        if (ucx_ifunc_progress(b->ictx)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle > spin) sched_yield();
-        if ((idle & 0xffff) == 0) {
-            if (t0 == 0) t0 = now_us();
-            else if (now_us() - t0 > TIMEOUT_S * 1e6) die("no answer to an AM chase after %.0f s", TIMEOUT_S);
-        }
-    }
+    wait_for(b, &g_am.done, spin, "an AM chase");
     return g_am.answer;
 }
 
@@ -388,7 +171,7 @@ static void chase_done(const ucx_ifunc_result_t *r, void *user_data)
 }
 
 /* Rank 0: chase from start; returns the final node (or dies). */
-static uint64_t xrdma_chase(struct ucx_boot *b, ucx_ifunc_h f, const struct chase_slice *s,
+static uint64_t xrdma_chase(struct bench_ucx *b, ucx_ifunc_h f, const struct chase_slice *s,
                             uint64_t start, uint64_t depth, long spin)
 {
     struct chase_msg m = {start, depth};
@@ -401,22 +184,10 @@ static uint64_t xrdma_chase(struct ucx_boot *b, ucx_ifunc_h f, const struct chas
     memset(&res, 0, sizeof(res));
     int owner = (int)(m.node / s->nodes_per_rank);
     ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[owner], &m, sizeof(m), chase_done, &res);
-    if (st != UCX_IFUNC_INPROGRESS) die("ucx_ifunc_invoke_nb: %s", ucx_ifunc_status_string(st));
-    long idle = 0;
-    double t0 = 0;
-    while (!res.done) {
-        if (ucx_ifunc_progress(b->ictx)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle > spin) sched_yield();
-        if ((idle & 0xffff) == 0) {
-            if (t0 == 0) t0 = now_us();
-            else if (now_us() - t0 > TIMEOUT_S * 1e6) die("no answer to a chase after %.0f s", TIMEOUT_S);
-        }
-    }
+    if (st != UCX_IFUNC_INPROGRESS) bench_die("ucx_ifunc_invoke_nb: %s", ucx_ifunc_status_string(st));
+    wait_for(b, &res.done, spin, "a chase");
     if (res.status != UCX_IFUNC_OK)
-        die("chase from node %" PRIu64 " failed at rank %d: %s (%s)", start, res.rank,
+        bench_die("chase from node %" PRIu64 " failed at rank %d: %s (%s)", start, res.rank,
             ucx_ifunc_status_string(res.status), res.message);
     return res.node;
 }
@@ -441,87 +212,14 @@ static void usage(FILE *f)
             "  -h, --help       this text\n");
 }
 
-static void parse(int argc, char **argv, struct options *o)
+/* --spin */
+static int handle(int c, const char *arg, void *data)
 {
-    static const struct option lo[] = {
-        {"nodes", required_argument, 0, 'n'}, {"depth", required_argument, 0, 'd'},
-        {"reps", required_argument, 0, 'r'},  {"warmup", required_argument, 0, 'w'},
-        {"image", required_argument, 0, 'I'}, {"spin", required_argument, 0, 'S'},
-        {"csv", no_argument, 0, 'C'},         {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    o->nodes_per_rank = 4096;
-    o->depth = 256;
-    o->reps = 200;
-    o->warmup = 10;
-    o->image = NULL;
-    o->csv = 0;
-    o->spin = -1;
-    int c;
-    while ((c = getopt_long(argc, argv, "n:d:r:w:h", lo, NULL)) != -1) {
-        char *end = NULL;
-        long long v = 0;
-        if (optarg) {
-            errno = 0;
-            v = strtoll(optarg, &end, 0);
-            if (c != 'I' && (errno || *end || v < 0)) {
-                if (g_rank == 0) fprintf(stderr, "xrdma_chase: bad number '%s'\n", optarg);
-                MPI_Finalize();
-                exit(2);
-            }
-        }
-        switch (c) {
-        case 'n': o->nodes_per_rank = (uint64_t)v; break;
-        case 'd': o->depth = (uint64_t)v; break;
-        case 'r': o->reps = (int)v; break;
-        case 'w': o->warmup = (int)v; break;
-        case 'I': o->image = optarg; break;
-        case 'S': o->spin = (long)v; break;
-        case 'C': o->csv = 1; break;
-        case 'h':
-            if (g_rank == 0) usage(stdout);
-            MPI_Finalize();
-            exit(0);
-        default:
-            if (g_rank == 0) usage(stderr);
-            MPI_Finalize();
-            exit(2);
-        }
-    }
-    if (o->nodes_per_rank == 0 || o->reps <= 0) {
-        if (g_rank == 0) fprintf(stderr, "xrdma_chase: -n and -r must be positive\n");
-        MPI_Finalize();
-        exit(2);
-    }
-}
-
-/* chase_ifunc.xfn in the directory of this executable. */
-static char *default_image(void)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-    if (n <= 0) return "chase_ifunc.xfn";
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, "chase_ifunc.xfn");
-    return path;
-}
-
-/* Ranks on this node vs. cores we may run on: idle ranks must yield at once
- * when they share cores, or the rank with work waits for a time slice. */
-static long choose_spin(void)
-{
-    MPI_Comm local;
-    int nlocal;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local);
-    MPI_Comm_size(local, &nlocal);
-    MPI_Comm_free(&local);
-    /* mpirun binds each rank to one core when there are enough of them:
-     * trust the affinity mask only if it has room for all local ranks. */
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= nlocal)
-        cores = CPU_COUNT(&set);
-    return nlocal > cores ? 0 : 10000;
+    (void)data;
+    long long v;
+    if (c != 'S' || !chase_number(arg, 0, LONG_MAX, &v)) return 0;
+    g_spin = (long)v;
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -530,31 +228,33 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    g_rank = rank;
-    struct options o;
-    parse(argc, argv, &o);
-    if (o.spin < 0) o.spin = choose_spin();
-    if (size < 2) die("needs at least 2 ranks");
+    bench_name = "xrdma_chase";
+    bench_rank = rank;
+    static const struct option extra[] = {{"spin", required_argument, 0, 'S'}, {0, 0, 0, 0}};
+    const struct chase_cli cli = {"xrdma_chase", usage, 'w', 1, extra, "", handle, NULL};
+    struct chase_options o = {4096, 256, 200, 10, 0, NULL};
+    chase_parse(argc, argv, rank, &cli, &o);
+    const long spin = g_spin >= 0 ? g_spin : bench_choose_spin();
     const uint64_t npr = o.nodes_per_rank;
-    if (npr > UINT64_MAX / 8 / (uint64_t)size) die("list too large");
+    chase_check_world("xrdma_chase", rank, size, npr);
     const uint64_t n = npr * (uint64_t)size;
 
     /* The list, everywhere; each rank exposes its slice in the window. */
-    uint64_t *next = build_list(n);
+    uint64_t *next = chase_build_list(npr, size, 1.0 / size, NULL); /* random placement */
+    if (!next) bench_die("out of memory for %" PRIu64 " nodes", n);
     uint64_t *base;
     MPI_Win win;
-    if (npr * 8 > (uint64_t)LONG_MAX) die("slice too large for MPI_Aint");
     MPI_Win_allocate((MPI_Aint)(npr * 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memcpy(base, next + (uint64_t)rank * npr, npr * 8);
     struct chase_slice slice = {base, npr, rank, size};
 
-    struct ucx_boot b;
-    ucx_boot_init(&b, rank, size, &slice);
+    struct bench_ucx b;
+    bench_ucx_init(&b, &slice);
     am_install(b.worker, &slice, b.eps);
 
     /* Only rank 0 has the image: the others get the code over UCX. */
     ucx_ifunc_h f = NULL;
-    const char *image = o.image ? o.image : default_image();
+    const char *image = o.image ? o.image : chase_beside_exe(IMAGE_NAME);
     int ok = 1;
     if (rank == 0) {
         ucx_ifunc_status_t st = ucx_ifunc_register_file(b.ictx, image, "chase", &f);
@@ -574,12 +274,12 @@ int main(int argc, char **argv)
     const int total = o.warmup + o.reps;
     double t_get = 0, t_x = 0, t_am = 0, t_cold = 0;
     int ok_get = 0, ok_x = 0, ok_am = 0;
-    struct walk_info *ref = NULL;
+    struct chase_walk *ref = NULL;
     uint64_t sum_gets = 0, sum_msgs = 0;
     if (rank == 0) {
         ref = malloc(total * sizeof(*ref));
         for (int i = 0; i < total; ++i) {
-            ref[i] = walk(next, npr, start_node(i, n), o.depth);
+            ref[i] = chase_walk(next, npr, chase_start_node(i, n), o.depth);
             if (i >= o.warmup) sum_gets += ref[i].remote_hops, sum_msgs += ref[i].messages;
         }
     }
@@ -589,23 +289,14 @@ int main(int argc, char **argv)
         MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
         double t0 = 0;
         for (int i = 0; i < total; ++i) {
-            if (i == o.warmup) t0 = now_us();
-            uint64_t node = start_node(i, n);
-            for (uint64_t h = 0; h < o.depth; ++h) {
-                int owner = (int)(node / npr);
-                if (owner == 0) {
-                    node = base[node];
-                } else {
-                    uint64_t v;
-                    MPI_Get(&v, 1, MPI_UINT64_T, owner, (MPI_Aint)(node % npr), 1, MPI_UINT64_T, win);
-                    MPI_Win_flush(owner, win);
-                    node = v;
-                }
-            }
+            if (i == o.warmup) t0 = chase_now_us();
+            uint64_t node = UINT64_MAX;
+            if (chase_get("xrdma_chase", win, base, npr, chase_start_node(i, n), o.depth, 0, &node) != MPI_SUCCESS)
+                node = UINT64_MAX; /* reported; counts as a wrong answer */
             if (i >= o.warmup) ok_get += node == ref[i].answer;
             else if (node != ref[i].answer) ok_get = INT_MIN; /* warm-up wrong too */
         }
-        t_get = now_us() - t0;
+        t_get = chase_now_us() - t0;
         MPI_Win_unlock_all(win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -616,13 +307,13 @@ int main(int argc, char **argv)
     MPI_Request stop;
     if (rank == 0) {
         for (int i = 0; i < total; ++i) {
-            uint64_t start = start_node(i, n);
+            uint64_t start = chase_start_node(i, n);
             for (int k = 0; k < 2; ++k) {
                 int x = (k + i) % 2 == 0; /* alternate which goes first */
-                double t0 = now_us();
-                uint64_t node = x ? xrdma_chase(&b, f, &slice, start, o.depth, o.spin)
-                                  : am_chase(&b, &slice, start, o.depth, o.spin);
-                double dt = now_us() - t0;
+                double t0 = chase_now_us();
+                uint64_t node = x ? xrdma_chase(&b, f, &slice, start, o.depth, spin)
+                                  : am_chase(&b, &slice, start, o.depth, spin);
+                double dt = chase_now_us() - t0;
                 if (x && i == 0) t_cold = dt;
                 int good = node == ref[i].answer;
                 int *okp = x ? &ok_x : &ok_am;
@@ -636,7 +327,7 @@ int main(int argc, char **argv)
         }
     }
     MPI_Ibarrier(MPI_COMM_WORLD, &stop);
-    serve_until(b.ictx, &stop, o.spin);
+    bench_serve_until(&b, &stop, spin, NULL);
 
     /* Who ran what, and who loaded the code they were sent. */
     ucx_ifunc_stats_t s;
@@ -662,7 +353,7 @@ int main(int argc, char **argv)
             printf("# XRDMA pointer chase (ucx_ifunc %s)\n", ucx_ifunc_version());
             printf("# ranks %d, nodes/rank %" PRIu64 ", depth %" PRIu64 ", chases %d (+%d warm-up)\n",
                    size, npr, o.depth, o.reps, o.warmup);
-            printf("# UCX_TLS=%s, idle spin %ld before sched_yield\n", tls ? tls : "(default)", o.spin);
+            printf("# UCX_TLS=%s, idle spin %ld before sched_yield\n", tls ? tls : "(default)", spin);
             printf("# per chase: %.1f MPI_Get round trips, %.1f X-RDMA one-way messages\n",
                    (double)sum_gets / o.reps, (double)sum_msgs / o.reps);
             printf("# first X-RDMA chase (ships the image, loads it at the targets): %.1f us\n", t_cold);
@@ -692,7 +383,7 @@ int main(int argc, char **argv)
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
     if (f) ucx_ifunc_deregister(f);
-    ucx_boot_fini(&b, size);
+    bench_ucx_fini(&b);
     MPI_Win_free(&win);
     free(next);
     MPI_Finalize();

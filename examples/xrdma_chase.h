@@ -1,6 +1,8 @@
-/* Shared between the X-RDMA pointer-chase demo (xrdma_chase.c) and the
- * ifunc it ships (chase_ifunc.c): how a rank exposes its slice of the list
- * and what one chase message carries. */
+/* Shared between the pointer-chase programs and the ifuncs they ship: how a
+ * rank exposes its slice of the list and what one chase message carries
+ * (xrdma_chase.c and chase_ifunc.c: struct chase_slice and chase_msg;
+ * mpi_pointer_chase.c, benchmarks/xrdma_pointer_chase.c and
+ * mpi_chase_ifunc.c: struct chase_args). */
 #ifndef XRDMA_CHASE_H
 #define XRDMA_CHASE_H
 
@@ -21,6 +23,14 @@ struct chase_slice {
 struct chase_msg {
     uint64_t node;       /* current global node index */
     uint64_t remaining;  /* hops still to follow from node */
+};
+
+/* The argument of the MPIX chase (mpi_chase_ifunc.c): where the chase
+ * stands, and the block size of the list. */
+struct chase_args {
+    uint64_t node;           /* current global node, owned by the rank it is sent to */
+    uint64_t remaining;      /* hops still to follow from node */
+    uint64_t nodes_per_rank;
 };
 
 #endif

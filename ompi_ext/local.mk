@@ -18,11 +18,12 @@ lib_LTLIBRARIES += libmpix_xrdma_core.la libmpix_xrdma.la
 libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
 	ompi_ext/xrdma/c/xrdma_mpi.h ompi_ext/xrdma/core/op_wire.h \
-	ompi_ext/xrdma/core/errors.cc ompi_ext/xrdma/core/errors.h \
+	ompi_ext/xrdma/core/errors.cc ompi_ext/xrdma/core/errors.h ompi_ext/xrdma/core/knobs.cc \
 	ompi_ext/xrdma/core/datatype.cc ompi_ext/xrdma/core/datatype.h \
 	ompi_ext/xrdma/core/runtime.cc ompi_ext/xrdma/core/runtime.h \
 	ompi_ext/xrdma/core/window.cc ompi_ext/xrdma/core/window.h \
 	ompi_ext/xrdma/core/node_local.cc ompi_ext/xrdma/core/node_local.h \
+	ompi_ext/xrdma/core/target_lock.cc ompi_ext/xrdma/core/target_lock.h \
 	ompi_ext/xrdma/core/target.cc ompi_ext/xrdma/core/ops.cc \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
 	ompi_ext/xrdma/core/progress_hook.cc

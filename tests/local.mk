@@ -17,3 +17,4 @@ include tests/compare-rma/local.mk
 include tests/soak/local.mk
 include tests/sanitize/local.mk
 include tests/ompi_ext/local.mk
+include tests/docs/local.mk

@@ -8,7 +8,7 @@
 // The work is planned first (a list of commands and a list of parts), then
 // executed: --showme prints the plan, later options (--target, --emit) add
 // parts and commands to it without changing the rest.
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "elf_reader.h"
 #include "image.h"
 #include "loader_jit.h"
@@ -477,21 +477,12 @@ bool run(const Command &cmd)
     return false;
 }
 
-bool read_file(const std::string &path, std::vector<uint8_t> *out)
+bool read_part(const std::string &path, std::vector<uint8_t> *out)
 {
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", prog, path.c_str(), strerror(errno));
-        return false;
-    }
     out->clear();
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out->insert(out->end(), buf, buf + n);
-    bool ok = !ferror(f);
-    if (!ok) fprintf(stderr, "%s: cannot read %s: %s\n", prog, path.c_str(), strerror(errno));
-    fclose(f);
-    return ok;
+    if (xrdma::read_file(path, out) == UCX_IFUNC_OK) return true;
+    fprintf(stderr, "%s: cannot read %s: %s\n", prog, path.c_str(), strerror(errno));
+    return false;
 }
 
 // The image as C source: an array a program compiles in and hands to
@@ -633,7 +624,7 @@ int build(const Options &o)
     std::vector<xrdma::PartSpec> parts;
     for (const auto &p : plan.parts) {
         xrdma::PartSpec spec{p.kind, p.triple, {}};
-        if (!read_file(p.file, &spec.data)) return EXIT_FAIL;
+        if (!read_part(p.file, &spec.data)) return EXIT_FAIL;
         if (p.kind == PartKind::native_elf && !native_entries(spec.data, o, &entries)) return EXIT_FAIL;
         parts.push_back(std::move(spec));
     }

@@ -5,7 +5,7 @@
 
 #include "xrdma_config.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "ucx_ifunc.h"
 
 #include <hwloc.h>
@@ -267,7 +267,7 @@ bool print_topology()
 bool print_config()
 {
     printf("# XRDMA environment knobs (meaning, default, value in effect)\n");
-    for (const xrdma::Knob *k = xrdma::config_knobs(); k->name; ++k) {
+    for (const xrdma::Knob *k : xrdma::config_knobs()) {
         const char *env = getenv(k->name);
         bool from_env = env && *env; // config_get() ignores empty values too
         printf("#\n");

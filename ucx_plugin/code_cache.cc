@@ -1,25 +1,14 @@
 #include "code_cache.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "loader_jit.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <cstring>
 
 namespace xrdma {
 
 namespace {
-
-std::string parts_of(const ImageView &img)
-{
-    std::string s;
-    for (const PartView &p : img.parts) {
-        if (!s.empty()) s += ", ";
-        s += p.kind == PartKind::native_elf ? "native " : p.kind == PartKind::llvm_bitcode ? "bitcode " : "other ";
-        s += std::string(p.triple);
-    }
-    return s.empty() ? "none" : s;
-}
 
 ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std::unique_ptr<LoadedCode> *out,
                              std::string *why)
@@ -29,7 +18,7 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
     if (part && part->kind == PartKind::native_elf) return load_native(img, label, out, why);
     if (part) return load_bitcode(img, *part, label, out, why);
     *why = "image has no part this target can run (XRDMA_CODE=" + mode + ", target " + host_triple() +
-           "); the image has: " + parts_of(img);
+           "); the image has: " + describe_parts(img);
     return UCX_IFUNC_ERR_NO_PART;
 }
 

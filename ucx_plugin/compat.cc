@@ -4,10 +4,10 @@
 // list <name>.deps), which each target compiles for itself.
 #include "ucx_ifunc/ucp_compat.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "context.h"
 #include "loader_jit.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "put_poll.h"
 #include "wire.h"
 

@@ -2,10 +2,10 @@
 #include "compile_queue.h"
 
 #include "code_cache.h"
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "context.h"
 #include "loader_jit.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <cstring>
 #include <deque>

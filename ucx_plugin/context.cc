@@ -2,10 +2,10 @@
 #include "context.h"
 
 #include "compile_queue.h"
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "fault.h"
-#include "free_list.h"
-#include "log.h"
+#include "xrdma_common/free_list.h"
+#include "xrdma_common/log.h"
 #include "sha256.h"
 #include "xrdma_config.h"
 
@@ -379,10 +379,10 @@ namespace {
 int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
 {
     FaultInfo fault;
-    int rc = guarded_call(x->image ? x->image->code.get() : nullptr, x->real_entry, x, args, len, &fault);
+    int rc = guarded_call(x->image ? x->image->code.get() : nullptr, run_chain, x, args, len, &fault);
     if (fault.signal || fault.timeout) {
         x->fail_status = fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
-        x->fail_message = "ifunc '" + x->entry + "': " + describe(fault);
+        x->fail_message = "ifunc '" + *x->entry + "': " + describe(fault);
     }
     return rc;
 }
@@ -439,7 +439,6 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
 void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
 {
     if (!ctx) return;
-    ctx->destroying = true;
     if (ctx->am_enabled) {
         set_handler(ctx->params.worker, ctx->am_invoke, nullptr, nullptr);
         set_handler(ctx->params.worker, ctx->am_reply, nullptr, nullptr);

@@ -1,9 +1,9 @@
 // Internal state of a ucx_ifunc context (origin and target sides).
 #pragma once
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "code_cache.h"
-#include "free_list.h"
+#include "xrdma_common/free_list.h"
 #include "image.h"
 #include "ucx_ifunc.h"
 #include "wire.h"
@@ -34,12 +34,12 @@ struct ucx_ifunc {
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
 struct xrdma_ctx {
     ucx_ifunc_context *context;
-    const xrdma::InvokeHdr *hdr;      // nullptr in put-and-poll mode
+    xrdma::InvokeHdr *hdr;            // nullptr in put-and-poll mode
     std::shared_ptr<xrdma::CachedImage> image;
-    std::string entry;
+    const std::string *entry;          // its name (the invocation's, alive while it runs)
     ucp_ep_h reply_ep;                 // direct sender
     void *target_args;                 // put-and-poll mode
-    void *layer_data;                  // for the layer above (MPI)
+    void *layer_data;                  // for the layer above
     bool replied, forwarded;
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;
@@ -51,6 +51,10 @@ struct xrdma_ctx {
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
     int exec_rank;                     // whose memory it runs on (xrdma_rank())
     bool local;                        // started here by ucx_ifunc_invoke_local()
+    // Hops of this dispatch that continued here (run_chain): their
+    // arguments, and how many there were.
+    xrdma::Bytes hop_args;
+    unsigned hops_here;
 
     // Ready for the next call of an entry within one invocation (a forward
     // that continues in this process): what a call sets goes back to its
@@ -68,6 +72,13 @@ struct xrdma_ctx {
         exec_rank = rank;
     }
 };
+
+namespace xrdma {
+// The entry of a dispatch, and the forwards that continue in this process
+// through the layer's continue_at hook, one after the other: what
+// guarded_entry runs under fault containment (target.cc).
+int run_chain(xrdma_ctx *x, const void *args, size_t len);
+}  // namespace xrdma
 
 namespace xrdma {
 
@@ -106,7 +117,6 @@ struct ucx_ifunc_context {
     ucx_ifunc_context_params_t params;
     bool am_enabled;
     uint16_t am_invoke, am_reply;  // AM ids of this context
-    bool destroying = false;
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
     // frame_poll()'s private copy of a frame (kept for its capacity).
     std::vector<uint8_t> poll_copy;

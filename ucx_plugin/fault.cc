@@ -1,8 +1,9 @@
 #include "fault.h"
 
-#include "config.h"
+#include "xrdma_common/bytes.h"
+#include "xrdma_common/config.h"
 #include "loader_native.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
 
 #include <csetjmp>
@@ -118,10 +119,22 @@ thread_local Guard t_guard;
 // runs injected code.
 __thread Guard *t_guard_p __attribute__((tls_model("initial-exec"))) = nullptr;
 
+}  // namespace
+
+// RuntimeCall's view of the guard (fault.h): its in_runtime; and the top
+// of this thread's stack once its guard is ready.
+__thread volatile sig_atomic_t *t_runtime_depth __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
+
+namespace {
+
 __attribute__((noinline)) Guard &this_guard()  // (not inlined next to sigsetjmp)
 {
     Guard *g = t_guard_p;
-    if (__builtin_expect(g == nullptr, 0)) t_guard_p = g = &t_guard;
+    if (__builtin_expect(g == nullptr, 0)) {
+        t_guard_p = g = &t_guard;
+        t_runtime_depth = &g->in_runtime;
+    }
     return *g;
 }
 
@@ -291,6 +304,7 @@ __attribute__((noinline)) Guard *prepare_guard()
         pthread_attr_destroy(&attr);
     }
     g.ready = true;
+    t_stack_hi = g.stack_hi;
     return &g;
 }
 
@@ -368,15 +382,6 @@ std::string library_function(uintptr_t pc, std::string *object)
 
 // Only a thread that runs injected code has a guard to mark (t_guard_p):
 // the one seen at the start is the one unmarked at the end.
-RuntimeCall::RuntimeCall() : guard_(t_guard_p)
-{
-    if (guard_) static_cast<Guard *>(guard_)->in_runtime++;
-}
-RuntimeCall::~RuntimeCall()
-{
-    if (guard_) static_cast<Guard *>(guard_)->in_runtime--;
-}
-
 // The copy itself. A sanitizer would check (and report, and abort on) the
 // ifunc's bad pointer before touching it: there, copy uninstrumented so that
 // the fault happens and the probe catches it.
@@ -390,39 +395,6 @@ __attribute__((no_sanitize("address", "thread"), noinline)) void probe_copy(void
 #else
 void probe_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 #endif
-
-namespace {
-
-// Whether [p, p+n) lies in this thread's stack above the frame of the
-// caller's caller: in the frames of the ifunc that called a runtime
-// function, live and mapped (what an ifunc hands over is mostly there: its
-// output variables, its argument structs).
-__attribute__((always_inline)) inline bool in_callers_frames(const Guard &g, const void *p, size_t n)
-{
-    const uintptr_t a = uintptr_t(p), here = uintptr_t(__builtin_frame_address(0));
-    return g.stack_hi && a >= here && a + n >= a && a + n <= g.stack_hi;
-}
-
-}  // namespace
-
-namespace {
-
-// Copy, probing unless @p theirs (the side the ifunc handed over: @p dst or
-// @p src) lies in its live frames.
-bool copy_theirs(void *dst, const void *src, size_t n, const void *theirs)
-{
-    const Guard *g = t_guard_p;
-    if (g && g->ready && in_callers_frames(*g, theirs, n)) {
-        memcpy(dst, src, n);
-        return true;
-    }
-    return checked_copy(dst, src, n);
-}
-
-}  // namespace
-
-bool checked_read(void *ours, const void *theirs, size_t n) { return copy_theirs(ours, theirs, n, theirs); }
-bool checked_write(void *theirs, const void *ours, size_t n) { return copy_theirs(theirs, ours, n, theirs); }
 
 bool checked_copy(void *dst, const void *src, size_t n)
 {

@@ -13,8 +13,10 @@
 // function it called may hold a lock (malloc), so the timer waits for it.
 #pragma once
 
+#include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,28 +33,63 @@ struct FaultInfo {
     bool in_library = false; // pc in a library function the ifunc called
 };
 
+// This thread's depth of runtime calls, in its guard (null until the
+// thread first runs injected code).
+extern __thread volatile sig_atomic_t *t_runtime_depth __attribute__((tls_model("initial-exec")));
+
 // Marks an XRDMA runtime call (xrdma_reply, xrdma_forward, ...) on this
-// thread: a fault inside it is not contained (see above).
+// thread: a fault inside it is not contained (see above). Inline: it
+// brackets every runtime call on the hot path.
 class RuntimeCall {
 public:
-    RuntimeCall();
-    ~RuntimeCall();
+    RuntimeCall() : depth_(t_runtime_depth)
+    {
+        if (depth_) ++*depth_;
+    }
+    ~RuntimeCall()
+    {
+        if (depth_) --*depth_;
+    }
     RuntimeCall(const RuntimeCall &) = delete;
     RuntimeCall &operator=(const RuntimeCall &) = delete;
 
 private:
-    void *guard_;  // this thread's guard, if it runs injected code
+    volatile sig_atomic_t *depth_;
 };
 
 // Copy @p n bytes between memory an ifunc handed to a runtime call and the
 // runtime's own (either side may be the ifunc's). False if a range is not
 // accessible: the fault stops only this copy, which holds no lock.
 bool checked_copy(void *dst, const void *src, size_t n);
-// The same when one side is known: @p theirs is what the ifunc handed over,
-// @p ours the runtime's own memory. Memory in the live frames of the ifunc
-// (its locals, the usual case) needs no probe.
-bool checked_read(void *ours, const void *theirs, size_t n);
-bool checked_write(void *theirs, const void *ours, size_t n);
+
+// Top of this thread's stack once it ran injected code (0 before).
+extern __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec")));
+
+// Whether [p, p+n) lies in this thread's stack above the frame of the
+// runtime function this is inlined into: in the frames of the ifunc that
+// called it, live and mapped (what an ifunc hands over is mostly there: its
+// output variables, its argument structs).
+__attribute__((always_inline)) inline bool in_callers_frames(const void *p, size_t n)
+{
+    const uintptr_t a = uintptr_t(p), here = uintptr_t(__builtin_frame_address(0)), hi = t_stack_hi;
+    return hi && a >= here && a + n >= a && a + n <= hi;
+}
+
+// checked_copy when one side is known: @p theirs is what the ifunc handed
+// over, @p ours the runtime's own memory. Memory in the live frames of the
+// ifunc (its locals, the usual case) needs no probe.
+__attribute__((always_inline)) inline bool checked_read(void *ours, const void *theirs, size_t n)
+{
+    if (!in_callers_frames(theirs, n)) return checked_copy(ours, theirs, n);
+    copy_bytes(ours, theirs, n);
+    return true;
+}
+__attribute__((always_inline)) inline bool checked_write(void *theirs, const void *ours, size_t n)
+{
+    if (!in_callers_frames(theirs, n)) return checked_copy(theirs, ours, n);
+    copy_bytes(theirs, ours, n);
+    return true;
+}
 
 // Whether containment is on (XRDMA_CONTAIN_FAULTS, default 1).
 bool faults_contained();

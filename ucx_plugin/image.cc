@@ -5,8 +5,11 @@
 // read outside [bytes, bytes + size).
 #include "image.h"
 
+#include "xrdma_common/bytes.h"
+#include "xrdma_common/file.h"
 #include "sha256.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -85,26 +88,26 @@ Hash compute_hash(const uint8_t *bytes, size_t total)
     return s.finish();
 }
 
-size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
 }  // namespace
+
+std::string describe_parts(const ImageView &img)
+{
+    std::string s;
+    for (const PartView &p : img.parts) {
+        if (!s.empty()) s += ", ";
+        s += p.kind == PartKind::native_elf ? "native " : p.kind == PartKind::llvm_bitcode ? "bitcode " : "other ";
+        s += std::string(p.triple);
+    }
+    return s.empty() ? "none" : s;
+}
 
 ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max)
 {
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) return UCX_IFUNC_ERR_IO;
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        out->insert(out->end(), buf, buf + n);
-        if (out->size() > max) {
-            fclose(f);
-            return UCX_IFUNC_ERR_DENIED;
-        }
-    }
-    bool err = ferror(f);
-    fclose(f);
-    return err ? UCX_IFUNC_ERR_IO : UCX_IFUNC_OK;
+    const int err = read_whole_file(path, out, max);
+    if (err == 0) return UCX_IFUNC_OK;
+    if (err == EFBIG) return UCX_IFUNC_ERR_DENIED;
+    errno = err;  // callers say why
+    return UCX_IFUNC_ERR_IO;
 }
 
 bool is_c_identifier(std::string_view s)

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <string_view>
 #include <vector>
 
 namespace xrdma {
@@ -59,6 +58,10 @@ std::vector<uint8_t> image_build(const std::vector<std::string> &entries,
 // Hash of an image as stored in its header (no validation beyond the size).
 bool image_peek_hash(const uint8_t *bytes, size_t size, Hash *out);
 
+// The parts of @p img for error messages: "native <triple>, bitcode <triple>",
+// "none" if it has none.
+std::string describe_parts(const ImageView &img);
+
 // The triple this process runs on, as written into native parts.
 const std::string &host_triple();
 // A triple without its vendor field and with LLVM's aliases resolved:
@@ -67,9 +70,10 @@ std::string triple_normal(std::string_view triple);
 // Whether code for @p triple runs in this process (compared normalised).
 bool triple_is_host(std::string_view triple);
 
-// The whole file at @p path into @p out (appended). UCX_IFUNC_ERR_IO if it
-// cannot be opened or read (errno tells why), UCX_IFUNC_ERR_DENIED as soon as
-// it holds more than @p max bytes (the rest is not read).
+// The whole file at @p path into @p out (appended; read_whole_file() with
+// the plugin's statuses). UCX_IFUNC_ERR_IO if it cannot be opened or read
+// (errno tells why), UCX_IFUNC_ERR_DENIED as soon as it holds more than
+// @p max bytes (the rest is not read).
 ucx_ifunc_status_t read_file(const std::string &path, std::vector<uint8_t> *out, size_t max = SIZE_MAX);
 
 // Longest entry name an image (and an invocation) may carry.

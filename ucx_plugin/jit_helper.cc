@@ -8,9 +8,9 @@
 // printed before it aborted ends up in the op's error message.
 #include "jit_helper.h"
 
-#include "config.h"
 #include "image.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "xrdma_config.h"
 #include "xrdma_ifunc.h"
 

@@ -15,8 +15,8 @@
 // reference below finds it, and nothing is loaded.
 #include "loader_jit.h"
 
-#include "config.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "xrdma_config.h"
 
 #include <atomic>

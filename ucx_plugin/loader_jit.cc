@@ -3,10 +3,11 @@
 //
 // One LLJIT per process; each image gets a JITDylib of its own (entry names
 // repeat across images), linked against a runtime JITDylib that defines the
-// plugin's runtime API (xrdma_ifunc.h) at this library's own addresses and
-// falls back to the symbols of the process (DynamicLibrarySearchGenerator).
-// Binding the runtime API explicitly keeps it working when this library was
-// loaded RTLD_LOCAL, where the process search would not see it.
+// runtime API (runtime_api.h: the plugin's and what layers above registered)
+// at the addresses of its table and falls back to the symbols of the process
+// (DynamicLibrarySearchGenerator). Binding the runtime API explicitly keeps
+// it working when its library was loaded RTLD_LOCAL, where the process
+// search would not see it.
 //
 // Built as a module of its own (libxrdma_jit.so: the only code that links
 // LLVM), loaded on first need by jit_module.cc.
@@ -32,13 +33,13 @@
 
 #include "loader_jit.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "jit_helper.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
+#include "runtime_api.h"
 #include "sha256.h"
 #include "xrdma_config.h"
-#include "xrdma_ifunc.h"
 
 #include <llvm/ADT/Triple.h>
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -316,23 +317,15 @@ unsigned opt_level_knob()
     return unsigned(v);
 }
 
-// The runtime API of this layer, bound to this library's definitions.
+// The runtime API (runtime_api.h: the plugin's and what layers above
+// registered), bound to the addresses in its table.
 SymbolMap runtime_symbols(LLJIT &j)
 {
     MangleAndInterner mangle(j.getExecutionSession(), j.getDataLayout());
     SymbolMap m;
-    auto add = [&](const char *name, void *addr) {
-        m[mangle(name)] = JITEvaluatedSymbol(pointerToJITTargetAddress(addr),
-                                             JITSymbolFlags::Exported | JITSymbolFlags::Callable);
-    };
-    add("xrdma_reply", reinterpret_cast<void *>(&xrdma_reply));
-    add("xrdma_forward", reinterpret_cast<void *>(&xrdma_forward));
-    add("xrdma_origin", reinterpret_cast<void *>(&xrdma_origin));
-    add("xrdma_rank", reinterpret_cast<void *>(&xrdma_rank));
-    add("xrdma_size", reinterpret_cast<void *>(&xrdma_size));
-    add("xrdma_user_ptr", reinterpret_cast<void *>(&xrdma_user_ptr));
-    add("xrdma_target_args", reinterpret_cast<void *>(&xrdma_target_args));
-    add("xrdma_log", reinterpret_cast<void *>(&xrdma_log));
+    for (const auto &s : runtime_api_symbols())
+        m[mangle(s.first)] = JITEvaluatedSymbol(pointerToJITTargetAddress(s.second),
+                                                JITSymbolFlags::Exported | JITSymbolFlags::Callable);
     return m;
 }
 

@@ -1,7 +1,7 @@
 #include "loader_native.h"
 
 #include "elf_reader.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "policy.h"
 #include "start_files.h"
 
@@ -93,17 +93,6 @@ std::string machine_name(uint16_t m)
     }
 }
 
-std::string triples_of(const ImageView &img)
-{
-    std::string s;
-    for (const PartView &p : img.parts) {
-        if (!s.empty()) s += ", ";
-        s += (p.kind == PartKind::native_elf ? "native " : "bitcode ");
-        s += std::string(p.triple);
-    }
-    return s.empty() ? "none" : s;
-}
-
 }  // namespace
 
 ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
@@ -113,7 +102,7 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
     for (const PartView &p : img.parts)
         if (p.kind == PartKind::native_elf && triple_is_host(p.triple)) part = &p;
     if (!part) {
-        *why = "image has no native part for " + host_triple() + " (it has: " + triples_of(img) + ")";
+        *why = "image has no native part for " + host_triple() + " (it has: " + describe_parts(img) + ")";
         return UCX_IFUNC_ERR_NO_PART;
     }
     ElfInfo elf;

@@ -1,7 +1,6 @@
 lib_LTLIBRARIES += libucx_ifunc.la
 libucx_ifunc_la_SOURCES = \
-	ucx_plugin/config.cc ucx_plugin/config.h \
-	ucx_plugin/log.cc ucx_plugin/log.h \
+	ucx_plugin/knobs.cc \
 	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
 	ucx_plugin/image.cc ucx_plugin/image.h \
 	ucx_plugin/elf_reader.cc ucx_plugin/elf_reader.h \
@@ -10,13 +9,17 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/loader_native.cc ucx_plugin/loader_native.h \
 	ucx_plugin/code_cache.cc ucx_plugin/code_cache.h \
 	ucx_plugin/compile_queue.cc ucx_plugin/compile_queue.h \
-	ucx_plugin/context.cc ucx_plugin/context.h ucx_plugin/bytes.h ucx_plugin/free_list.h \
+	ucx_plugin/context.cc ucx_plugin/context.h \
 	ucx_plugin/origin.cc ucx_plugin/target.cc \
 	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
-	ucx_plugin/policy.cc ucx_plugin/policy.h
-libucx_ifunc_la_LIBADD = $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
+	ucx_plugin/policy.cc ucx_plugin/policy.h \
+	ucx_plugin/runtime_api.cc ucx_plugin/runtime_api.h
+libucx_ifunc_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+# The common utilities go into libucx_ifunc (one knob registry per process):
+# the layers above use them from there.
+libucx_ifunc_la_LIBADD = libxrdma_common.la $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
@@ -35,7 +38,7 @@ libucx_ifunc_la_SOURCES += ucx_plugin/jit_module.cc
 pkglib_LTLIBRARIES = libxrdma_jit.la
 libxrdma_jit_la_SOURCES = ucx_plugin/loader_jit.cc ucx_plugin/loader_jit.h \
 	ucx_plugin/jit_helper.cc ucx_plugin/jit_helper.h
-libxrdma_jit_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
+libxrdma_jit_la_CPPFLAGS = $(PLUGIN_CPPFLAGS) $(LLVM_CPPFLAGS)
 libxrdma_jit_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-rtti -fvisibility=hidden
 libxrdma_jit_la_LDFLAGS = -module -avoid-version -shared
 libxrdma_jit_la_LIBADD = libucx_ifunc.la $(LLVM_LDFLAGS) $(LLVM_LIBS)
@@ -46,4 +49,5 @@ libxrdma_jit_la_LIBADD = libucx_ifunc.la $(LLVM_LDFLAGS) $(LLVM_LIBS)
 xrdmahelperdir = $(pkglibdir)
 xrdmahelper_PROGRAMS = xrdma-jit-helper
 xrdma_jit_helper_SOURCES = ucx_plugin/jit_helper_main.cc
+xrdma_jit_helper_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 xrdma_jit_helper_LDADD = -ldl

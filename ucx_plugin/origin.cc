@@ -2,8 +2,8 @@
 // (including "need code" answers, from targets and from forward hops).
 #include "context.h"
 
-#include "config.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 
 #include <cerrno>
 #include <cstdio>

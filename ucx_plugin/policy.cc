@@ -1,9 +1,11 @@
 #include "policy.h"
 
-#include "config.h"
 #include "image.h"
-#include "log.h"
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
+#include "runtime_api.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <fstream>
 #include <mutex>
@@ -13,13 +15,10 @@ namespace xrdma {
 
 namespace {
 
-// The runtime API and libc functions that touch only memory the caller
-// hands them (no files, processes, sockets, environment or signals) and
-// take no lock: fault.cc contains a fault inside them.
+// Beside the runtime API (runtime_api.h): libc functions that touch only
+// memory the caller hands them (no files, processes, sockets, environment or
+// signals) and take no lock: fault.cc contains a fault inside them.
 const char *const kRuntime[] = {
-    "xrdma_reply", "xrdma_forward", "xrdma_origin", "xrdma_rank", "xrdma_size", "xrdma_user_ptr",
-    "xrdma_target_args", "xrdma_target", "xrdma_incoming", "xrdma_win_base",
-    "xrdma_log",  // rate-limited (XRDMA_LOG_RATE)
     // string/memory
     "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp", "strncmp",
     "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",
@@ -57,7 +56,7 @@ const Policy &policy()
         } else if (v == "runtime") {
             p.allowed.insert(std::begin(kRuntime), std::end(kRuntime));
         } else {
-            std::ifstream in(v);
+            std::ifstream in(v);  // one name a line, '#' comments
             if (!in) {
                 XRDMA_ERROR("XRDMA_SYMBOLS=%s: cannot read the allowlist: every import is denied", v.c_str());
                 p.broken = true;
@@ -74,6 +73,18 @@ const Policy &policy()
     return p;
 }
 
+// Whether the runtime set (XRDMA_SYMBOLS=runtime) has @p s.
+bool in_runtime_set(const std::string &s)
+{
+    return std::find(std::begin(kRuntime), std::end(kRuntime), s) != std::end(kRuntime) || runtime_api_has(s);
+}
+
+// Whether the policy lets injected code bind to @p s.
+bool allowed(const Policy &p, const std::string &s)
+{
+    return p.allowed.count(s) || (p.name == "runtime" && runtime_api_has(s));
+}
+
 }  // namespace
 
 bool policy_library_calls_lock_free()
@@ -83,9 +94,8 @@ bool policy_library_calls_lock_free()
     if (p.name == "runtime" || p.broken) return true;
     // A name outside the runtime set counts only if the process defines it
     // (an allowlist may name symbols that bind to nothing).
-    const std::unordered_set<std::string> runtime(std::begin(kRuntime), std::end(kRuntime));
     for (const std::string &s : p.allowed)
-        if (!runtime.count(s) && dlsym(RTLD_DEFAULT, s.c_str())) return false;
+        if (!in_runtime_set(s) && dlsym(RTLD_DEFAULT, s.c_str())) return false;
     return true;
 }
 
@@ -102,11 +112,11 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
     for (const std::string &s : imports) {
         // What no loaded object defines cannot link under any policy: say so
         // (a link error) rather than blame the policy.
-        if (!p.allowed.count(s) && !dlsym(RTLD_DEFAULT, s.c_str())) {
+        if (!allowed(p, s) && !dlsym(RTLD_DEFAULT, s.c_str())) {
             *why = "symbol '" + printable(s, s.size()) + "' is defined by no object loaded in this process";
             return UCX_IFUNC_ERR_LINK;
         }
-        if (p.broken || !p.allowed.count(s)) {
+        if (p.broken || !allowed(p, s)) {
             *why = "symbol '" + printable(s, s.size()) + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
                    (p.broken ? " (allowlist unreadable)" : " (set XRDMA_SYMBOLS=all or list it in an allowlist file)");
             return UCX_IFUNC_ERR_DENIED;

@@ -36,8 +36,9 @@ std::string policy_target_state_import(const std::vector<std::string> &imports);
 // one of them can be contained (fault.cc). False for XRDMA_SYMBOLS=all.
 bool policy_library_calls_lock_free();
 
-// The runtime set's names (XRDMA_SYMBOLS=runtime), to name a function by
-// its address in a fault report.
+// The library functions of the runtime set (XRDMA_SYMBOLS=runtime; the
+// runtime API itself is runtime_api.h), to name a function by its address in
+// a fault report.
 const std::vector<std::string> &policy_runtime_symbols();
 
 }  // namespace xrdma

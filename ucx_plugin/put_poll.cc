@@ -5,9 +5,10 @@
 // frame, verifies the copy and runs the copy, never the live buffer.
 #include "put_poll.h"
 
+#include "xrdma_common/bytes.h"
 #include "context.h"
 #include "fault.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <atomic>
 #include <cstring>
@@ -18,8 +19,6 @@ using namespace xrdma;
 namespace xrdma {
 
 namespace {
-
-size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
 uint64_t next_nonce()
 {
@@ -208,7 +207,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         xrdma_ctx x{};
         x.context = ctx;
         x.image = inserted ? inserted : ctx->cache.find(hash);
-        x.entry = entry;
+        x.entry = &entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);
         int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);

@@ -3,9 +3,9 @@
 #include "context.h"
 
 #include "compile_queue.h"
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "fault.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <algorithm>
 #include <chrono>
@@ -70,6 +70,48 @@ bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
 std::string at_rank(int rank) { return "rank " + std::to_string(rank) + ": "; }
 std::string at_rank(ucx_ifunc_context *ctx) { return at_rank(ctx->params.rank); }
 
+// Whether the forward @p x just made continues in this process: to this
+// rank, or to a node peer whose memory is mapped here, for code that may
+// run anywhere.
+bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x)
+{
+    return x.fwd_rank == ctx->params.rank ||
+           (x.image->code->movable && ctx->params.runs_here &&
+            ctx->params.runs_here(ctx->params.dispatch_arg, x.fwd_rank));
+}
+
+// Make the forward @p x just made the next hop of its chain in this
+// process (run_chain) if the layer has the rank's memory here: the layer
+// points its view there, the forward's arguments become the call's. 1: it
+// continues here; 0: it travels as a message; -1: the layer refused (the
+// invocation ends with the error it set).
+__attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
+{
+    const int rank = x->fwd_rank;
+    if (rank != ctx->params.rank && !x->image->code->movable) return 0;
+    RuntimeCall runtime;  // ours, not the ifunc's: a fault here is not contained
+    const int st = ctx->params.continue_at(ctx->params.dispatch_arg, x, rank);
+    if (st != 0) {
+        if (st > 0) return 0;
+        if (x->fail_status == UCX_IFUNC_OK)
+            ucx_ifunc_ctx_fail(x, UCX_IFUNC_ERR_NO_ROUTE, "the layer cannot run the forward here");
+        return -1;
+    }
+    ctx->stats.forwarded++;
+    ctx->stats.executed++;
+    x->hdr->hops++;
+    x->hdr->flags |= kForwarded;
+    x->hops_here++;
+    x->hop_args.swap(x->fwd_args);
+    x->payload = x->hop_args.data();
+    // As next_call(), but the layer's view and prefix stay (it moved them).
+    x->replied = x->forwarded = false;
+    x->reply.clear();
+    x->fwd_rank = -1;
+    x->exec_rank = rank;
+    return 1;
+}
+
 // Run entry @p fn of @p img on @p exec_rank's memory and answer through
 // @p route; forwards that stay in this process continue in the loop. Both
 // paths use it: an invocation that arrived (target_handle_invoke) and one
@@ -92,13 +134,16 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     x.context = ctx;
     x.hdr = &h;
     x.image = img;
-    x.entry = entry;
+    x.entry = &entry;
     x.reply_ep = reply_ep;
     x.target_args = nullptr;
     x.local = local;
     for (;;) {
         x.next_call(exec_rank);
+        x.hops_here = 0;
         int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
+        exec_rank = x.exec_rank;  // where the chain of hops in this process ended
+        if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return;
         if (x.fail_status != UCX_IFUNC_OK) {
             route.answer(x.fail_status, at_rank(exec_rank) + x.fail_message);
             return;
@@ -117,9 +162,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         h.flags |= kForwarded;
         // The data is here (this rank's, or a node peer's memory mapped
         // here, for code that may run anywhere): no message.
-        if (x.fwd_rank == ctx->params.rank ||
-            (img->code->movable && ctx->params.runs_here &&
-             ctx->params.runs_here(ctx->params.dispatch_arg, x.fwd_rank))) {
+        if (!ctx->params.continue_at && forward_stays(ctx, x)) {  // (with it, run_chain continued)
             own_args.swap(x.fwd_args);
             cur = own_args.data();
             cur_len = own_args.size();
@@ -145,6 +188,19 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
 }  // namespace
 
 namespace xrdma {
+
+int run_chain(xrdma_ctx *x, const void *args, size_t len)
+{
+    int rc = x->real_entry(x, args, len);
+    ucx_ifunc_context *ctx = x->context;
+    if (!ctx->params.continue_at || !x->hdr) return rc;
+    while (rc == 0 && x->forwarded && x->fail_status == UCX_IFUNC_OK) {
+        const int next = continue_here(ctx, x);
+        if (next <= 0) return next < 0 ? -1 : rc;
+        rc = x->real_entry(x, x->hop_args.data() + x->fwd_prefix, x->hop_args.size() - x->fwd_prefix);
+    }
+    return rc;
+}
 
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
 {
@@ -190,7 +246,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
 
-    if (ctx->quarantined.count(hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(hash)) {
         route.answer(UCX_IFUNC_ERR_FAULT,
                      at_rank(ctx) + "image " + hash_hex(hash, 8) + " is quarantined here after a fault");
         return;
@@ -270,7 +326,7 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
         x->fwd_args.clear();
         return -1;
     }
-    if (x->fwd_prefix) memcpy(x->fwd_args.data(), x->payload, x->fwd_prefix);
+    if (x->fwd_prefix) xrdma::copy_bytes(x->fwd_args.data(), x->payload, x->fwd_prefix);
     x->fwd_rank = rank;
     x->forwarded = true;
     return 0;
@@ -318,7 +374,7 @@ int xrdma_log(xrdma_ctx_t *x, const char *fmt, ...)
     if (was_dropped)
         fprintf(stderr, "[xrdma rank %d] xrdma_log: %llu lines dropped (XRDMA_LOG_RATE=%s)\n", rank, was_dropped,
                 config_get("XRDMA_LOG_RATE"));
-    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry.c_str(), text);
+    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry ? x->entry->c_str() : "?", text);
     return 0;
 }
 
@@ -384,7 +440,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     memcpy(h.hash, f->hash.data(), sizeof(h.hash));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
-    if (ctx->quarantined.count(f->hash)) {
+    if (!ctx->quarantined.empty() && ctx->quarantined.count(f->hash)) {
         route.answer(UCX_IFUNC_ERR_FAULT,
                      at_rank(ctx) + "image " + hash_hex(f->hash, 8) + " is quarantined here after a fault");
         return UCX_IFUNC_INPROGRESS;

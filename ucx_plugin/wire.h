@@ -1,7 +1,8 @@
 // Wire protocol of the plugin over UCP active messages and put-and-poll
 // frames. All integers little-endian (this is checked at build time: only
-// little-endian hosts are supported). Layout documented in man/xrdma-image.5's
-// companion, ucx_ifunc(3), section WIRE PROTOCOL.
+// little-endian hosts are supported). The layout is documented here, field by
+// field; the image a message may carry is man xrdma-image(5), and the use of
+// put-and-poll frames is ucx_ifunc(3), "Put-and-poll frames".
 #pragma once
 
 #include "image.h"

@@ -18,6 +18,7 @@ check_PROGRAMS += tests/fuzz/test_fuzz_regressions
 TESTS += tests/fuzz/test_fuzz_regressions
 tests_fuzz_test_fuzz_regressions_SOURCES = tests/fuzz/test_fuzz_regressions.cc \
 	tests/fuzz/harness.cc tests/fuzz/harness.h tests/fuzz/harness_bitcode.cc
+tests_fuzz_test_fuzz_regressions_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_fuzz_test_fuzz_regressions_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_fuzz_test_fuzz_regressions_LDFLAGS = -no-install
 EXTRA_DIST += tests/fuzz/regressions tests/fuzz/install-fuzz-deps.sh \
@@ -26,6 +27,7 @@ EXTRA_DIST += tests/fuzz/regressions tests/fuzz/install-fuzz-deps.sh \
 # The seed generator: normal compiler, built on demand only.
 EXTRA_PROGRAMS = tests/fuzz/make_seeds
 tests_fuzz_make_seeds_SOURCES = tests/fuzz/make_seeds.cc tests/fuzz/harness.h
+tests_fuzz_make_seeds_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_fuzz_make_seeds_LDADD = libucx_ifunc.la
 tests_fuzz_make_seeds_LDFLAGS = -no-install
 
@@ -37,10 +39,10 @@ FUZZ_FLAGS = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 # The decoders under test, compiled into each target with instrumentation.
 FUZZ_DECODERS = $(srcdir)/ucx_plugin/image.cc $(srcdir)/ucx_plugin/sha256.cc \
-	$(srcdir)/ucx_plugin/elf_reader.cc $(srcdir)/ucx_plugin/wire.cc
+	$(srcdir)/ucx_plugin/elf_reader.cc $(srcdir)/ucx_plugin/wire.cc $(srcdir)/common/file.cc
 FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuzz/harness.h \
-	$(wildcard $(srcdir)/ucx_plugin/*.h)
-FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(AM_CPPFLAGS) -o $@ \
+	$(wildcard $(srcdir)/ucx_plugin/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
+FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(PLUGIN_CPPFLAGS) -o $@ \
 	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS) $(CRYPTO_LIBS)
 CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/fuzz_bitcode \
 	tests/fuzz/seeds.stamp tests/fuzz/seed.map
@@ -57,7 +59,7 @@ tests/fuzz/fuzz_wire: $(srcdir)/tests/fuzz/fuzz_wire.cc $(FUZZ_DEPS)
 # objects it gets were made by code built without them.)
 tests/fuzz/fuzz_bitcode: $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fuzz/harness_bitcode.cc \
 		$(srcdir)/tests/fuzz/harness.h libucx_ifunc.la libxrdma_jit.la xrdma-jit-helper$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) -fno-sanitize=vptr $(AM_CPPFLAGS) -o $@ \
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) -fno-sanitize=vptr $(PLUGIN_CPPFLAGS) -o $@ \
 	  $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fuzz/harness_bitcode.cc \
 	  -L.libs -lucx_ifunc -Wl,-rpath,$(abs_builddir)/.libs
 

@@ -17,6 +17,22 @@ tests_mpi_test_progress_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_progress_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_progress_thread_LDFLAGS = -no-install
 
+check_PROGRAMS += tests/mpi/test_datatypes
+tests_mpi_test_datatypes_SOURCES = tests/mpi/test_datatypes.c tests/mpi/mpitest.h
+tests_mpi_test_datatypes_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_datatypes_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_datatypes_LDFLAGS = -no-install
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/datatypes.xfn
+EXTRA_DIST += tests/mpi/ifuncs/datatypes.c
+
+# The per-target lock of node-local execution, between processes (no MPI).
+check_PROGRAMS += tests/mpi/test_target_lock
+TESTS += tests/mpi/test_target_lock
+tests_mpi_test_target_lock_SOURCES = tests/mpi/test_target_lock.cc ompi_ext/xrdma/core/target_lock.cc
+tests_mpi_test_target_lock_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/core
+tests_mpi_test_target_lock_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main -lpthread
+tests_mpi_test_target_lock_LDFLAGS = -no-install
+
 tests_mpi_test_node_local_SOURCES = tests/mpi/test_node_local.c tests/mpi/mpitest.h
 tests_mpi_test_node_local_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_node_local_LDADD = $(MPI_TEST_LDADD)
@@ -34,6 +50,10 @@ MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest
 tests/mpi/%.mpitest:
 	@$(MKDIR_P) $(@D) && touch $@
 MPI_TESTS = \
+	tests/mpi/datatypes-create-np2-shm.mpitest \
+	tests/mpi/datatypes-allocate-np3-tcp.mpitest \
+	tests/mpi/datatypes-shared-np3-shm.mpitest \
+	tests/mpi/datatypes-dynamic-np2-tcp.mpitest \
 	tests/mpi/xops-create-np2-shm.mpitest \
 	tests/mpi/xops-create-np2-tcp.mpitest \
 	tests/mpi/xops-create-np3-shm.mpitest \
@@ -77,6 +97,7 @@ CLEANFILES += $(MPI_TESTS)
 # bitcode/ directory): the MPI operations through the JIT path.
 # (Listed one by one: automake drops substitution references in TESTS.)
 MPI_BITCODE_TESTS = \
+	tests/mpi/bitcode/datatypes-create-np2-shm.mpitest \
 	tests/mpi/bitcode/xops-create-np2-shm.mpitest \
 	tests/mpi/bitcode/xops-create-np2-tcp.mpitest \
 	tests/mpi/bitcode/xops-create-np3-shm.mpitest \
@@ -114,6 +135,8 @@ CLEANFILES += $(MPI_BITCODE_TESTS)
 # target/ directory): every X-op travels as a message, as without
 # node-local execution.
 MPI_TARGET_TESTS = \
+	tests/mpi/target/datatypes-shared-np2-shm.mpitest \
+	tests/mpi/target/datatypes-allocate-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-tcp.mpitest \
 	tests/mpi/target/xops-create-np3-shm.mpitest \
@@ -172,6 +195,17 @@ tests_mpi_test_windows_LDFLAGS = -no-install
 MPI_WINDOW_TESTS = tests/mpi/windows-np2-shm.mpitest tests/mpi/windows-limited-np3-tcp.mpitest
 TESTS += $(MPI_WINDOW_TESTS)
 CLEANFILES += $(MPI_WINDOW_TESTS)
+
+# A window whose XRDMA set-up fails (XRDMA_DEBUG_WINDOW_FAIL) releases its
+# slot, context and communicator: the windows after it work.
+check_PROGRAMS += tests/mpi/test_window_setup
+tests_mpi_test_window_setup_SOURCES = tests/mpi/test_window_setup.c tests/mpi/mpitest.h
+tests_mpi_test_window_setup_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_window_setup_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_window_setup_LDFLAGS = -no-install
+MPI_WINDOW_SETUP_TESTS = tests/mpi/window_setup-np2-shm.mpitest tests/mpi/window_setup-np3-tcp.mpitest
+TESTS += $(MPI_WINDOW_SETUP_TESTS)
+CLEANFILES += $(MPI_WINDOW_SETUP_TESTS)
 
 # xrdma_log() at the target, rate-limited (run-mpitest checks the output).
 check_PROGRAMS += tests/mpi/test_log

@@ -8,11 +8,15 @@
  * - exact totals when code run at origins (movable) and code run at the
  *   target (pinned) accumulate into the same cells at once, from all ranks;
  * - a mixed sequence from one origin to one target runs in issue order;
+ * - exact totals when chains of forwards accumulate at every rank they
+ *   visit (continuing in one process across mapped windows, under each
+ *   target's lock in turn) while pinned code runs at the targets;
  * - a forwarded Xput carries its data on (by reference locally, by value
  *   once it may leave the process);
  * - the function sees the target's rank and window wherever it runs;
  * - a fault in movable code ends that op with MPIX_ERR_IFUNC_FAULT, the
- *   process that ran it survives, and its message names where it ran;
+ *   process that ran it survives, and its message names where it ran; a
+ *   fault after hops releases the target lock it held;
  * - MPI_Win_free detaches every node peer's segment (/proc/self/maps). */
 #include <mpix_xrdma.h>
 #include <stdint.h>
@@ -26,7 +30,7 @@
 static int rank, size, expect_local;
 static int64_t *base;
 static MPI_Win win;
-static MPIX_Ifunc f_acc, f_acc_pinned, f_append, f_append_pinned, f_fwd, f_where, f_crash;
+static MPIX_Ifunc f_acc, f_acc_pinned, f_append, f_append_pinned, f_fwd, f_where, f_crash, f_acc_chain, f_crash_hops;
 
 /* The inode (System V shmid) of the mapping that holds @p addr, or -1. */
 static long segment_of(const void *addr)
@@ -128,6 +132,44 @@ static void test_mixed_accumulate(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void test_chain_accumulate(void)
+{
+    mt_section("exact totals: chains that accumulate at every rank they visit, with code at the targets");
+    reset_window();
+    enum { ROUNDS = 2000 };
+    int64_t ones[CELLS];
+    for (int i = 0; i < CELLS; ++i) ones[i] = 1;
+    /* Each chain visits 2 * size ranks: every rank twice. Every 8th round
+     * also a pinned accumulate at the target (a message); the chains to a
+     * target run in this process while none of ours is in flight to it. */
+    int64_t hops = 2 * size - 1;
+    MPI_Win_lock_all(0, win);
+    for (int k = 0; k < ROUNDS; ++k) {
+        int t = (rank + k) % size;
+        CHECK(MPIX_Xput(ones, CELLS, MPI_INT64_T, t, 0, CELLS, MPI_INT64_T, f_acc_chain, &hops, sizeof(hops), win) ==
+                  MPI_SUCCESS,
+              "Xput acc_chain");
+        if (k % 8 == 0)
+            CHECK(MPIX_Xput(ones, CELLS, MPI_INT64_T, t, 0, CELLS, MPI_INT64_T, f_acc_pinned, NULL, 0, win) ==
+                      MPI_SUCCESS,
+                  "Xput acc_pinned");
+        if (k % 8 == 7) MPI_Win_flush_all(win);
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Per rank: 2 per chain from each origin's ROUNDS chains, plus the
+     * pinned ones that went to it (from origin o: the k % 8 == 0 with
+     * (o + k) % size == rank). */
+    int64_t pinned = 0;
+    for (int o = 0; o < size; ++o)
+        for (int k = 0; k < ROUNDS; k += 8) pinned += (o + k) % size == rank;
+    const int64_t want = 2 * (int64_t)ROUNDS * size + pinned;
+    int bad = 0;
+    for (int i = 0; i < CELLS; ++i) bad += base[i] != want;
+    CHECK(bad == 0, "%d of %d cells differ from %lld (cell 0: %lld)", bad, CELLS, (long long)want, (long long)base[0]);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void test_order(void)
 {
     mt_section("issue order of a mixed sequence from one origin to one target");
@@ -205,6 +247,20 @@ static void test_fault(void)
                   MPI_SUCCESS,
               "Xput after the fault");
         CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS, "flush after the fault");
+        /* A fault after hops that continued in one process: the lock it
+         * held is released (the accumulates below would wait forever). */
+        int64_t hops = 2 * size - 1;
+        CHECK(MPIX_Xinvoke(f_crash_hops, &hops, sizeof(hops), t, win) == MPI_SUCCESS, "Xinvoke crash_after_hops");
+        err = MPI_Win_flush(t, win);
+        CHECK(mt_error_is(err, MPIX_ERR_IFUNC_FAULT, "SIGSEGV"), "crash after %lld hops", (long long)hops);
+        int64_t one = 1;
+        for (int r = 0; r < size; ++r) {
+            if (r != t) MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win);
+            CHECK(MPIX_Xput(&one, 1, MPI_INT64_T, r, 0, 1, MPI_INT64_T, f_acc_pinned, NULL, 0, win) == MPI_SUCCESS,
+                  "Xput acc_pinned to rank %d after the fault", r);
+            CHECK(MPI_Win_flush(r, win) == MPI_SUCCESS, "acc on rank %d after the fault", r);
+            if (r != t) MPI_Win_unlock(r, win);
+        }
         MPI_Win_unlock(t, win);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -230,7 +286,9 @@ int main(int argc, char **argv)
     load(argv[2], "where", &f_where);
     load(argv[3], "acc_pinned", &f_acc_pinned);
     load(argv[3], "append_pinned", &f_append_pinned);
+    load(argv[2], "acc_chain", &f_acc_chain);
     load(argv[4], "crash", &f_crash);
+    load(argv[2], "crash_after_hops", &f_crash_hops);
 
     if (shared)
         MPI_Win_allocate_shared(WORDS * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
@@ -242,6 +300,7 @@ int main(int argc, char **argv)
 
     test_where();
     test_mixed_accumulate();
+    test_chain_accumulate();
     test_order();
     test_forward_put();
     test_fault();
@@ -257,7 +316,8 @@ int main(int argc, char **argv)
     if (expect_local && !shared)
         CHECK(during >= size - 1, "%d mappings of %d node peers' window segments while in use", during, size - 1);
     free(ids);
-    MPIX_Ifunc *all[] = {&f_acc, &f_append, &f_fwd, &f_where, &f_acc_pinned, &f_append_pinned, &f_crash};
+    MPIX_Ifunc *all[] = {&f_acc,          &f_append, &f_fwd,       &f_where,      &f_acc_pinned,
+                         &f_append_pinned, &f_crash,  &f_acc_chain, &f_crash_hops};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
     int rc = mt_finish("node-local execution");
     MPI_Finalize();

@@ -55,8 +55,11 @@ static void load_image(const char *path, int n, MPIX_Ifunc **f, const char **nam
     free(img);
 }
 
+static const char *ops_image_path; /* the first image, for origin-side checks */
+
 static void load_all(char **paths)
 {
+    ops_image_path = paths[0];
     MPIX_Ifunc *ops[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop};
     const char *names[] = {"accumulate", "store_max", "sum", "filter_gt", "double_then_get", "bump",
                            "log_seq", "tour", "fail_with", "noop"};
@@ -372,25 +375,31 @@ static void test_errors(void)
     CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
     int64_t out2[2];
-    /* A struct type is not supported at the target. */
+    /* Every target datatype MPI_Get takes: a struct with a hole, its
+     * blocks gathered in datatype order (test_datatypes compares many). */
     MPI_Datatype stype;
     int bl[2] = {1, 1};
     MPI_Aint dp[2] = {0, 16};
     MPI_Datatype tt[2] = {MPI_INT64_T, MPI_INT64_T};
     MPI_Type_create_struct(2, bl, dp, tt, &stype);
     MPI_Type_commit(&stype);
+    out2[0] = out2[1] = -1;
     err = MPIX_Xget(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, stype, f_noop, NULL, 0, win);
-    CHECK(err != MPI_SUCCESS && mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xget: target datatype: MPI_COMBINER_STRUCT with holes is not supported"), "struct target type refused");
+    CHECK(err == MPI_SUCCESS && MPI_Win_flush(t, win) == MPI_SUCCESS, "struct target type");
+    int64_t by_get[2] = {-2, -2};
+    MPI_Get(by_get, 2, MPI_INT64_T, t, disp(t, 0), 1, stype, win);
+    MPI_Win_flush(t, win);
+    CHECK(out2[0] == by_get[0] && out2[1] == by_get[1], "struct target type: %ld %ld, MPI_Get: %ld %ld",
+          (long)out2[0], (long)out2[1], (long)by_get[0], (long)by_get[1]);
     MPI_Type_free(&stype);
-    /* An indexed type with holes, named in the message; one without holes is fine. */
-    MPI_Datatype itype;
-    int ibl[2] = {1, 1}, idp[2] = {0, 2};
-    MPI_Type_indexed(2, ibl, idp, MPI_INT64_T, &itype);
-    MPI_Type_commit(&itype);
-    err = MPIX_Xput(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, itype, f_acc, NULL, 0, win);
-    CHECK(mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xput: target datatype: MPI_COMBINER_INDEXED with holes is not supported"), "indexed with holes refused");
-    MPI_Type_free(&itype);
-
+    /* Refused: more separate target blocks than an X-op carries. */
+    MPI_Datatype many;
+    MPI_Type_vector(70000, 1, 2, MPI_INT8_T, &many);
+    MPI_Type_commit(&many);
+    err = MPIX_Xput(out2, 2, MPI_INT64_T, t, disp(t, 0), 1, many, f_acc, NULL, 0, win);
+    CHECK(mt_error_is(err, MPI_ERR_TYPE, "MPIX_Xput: target datatype: more than 65536 separate blocks"),
+          "too many target blocks refused");
+    MPI_Type_free(&many);
 
     /* Still serving. */
     int64_t s = -1;
@@ -404,6 +413,11 @@ static void test_errors(void)
     char junk[100] = "not an image";
     CHECK(mt_error_is(MPIX_Ifunc_load_mem(junk, sizeof(junk), "x", &bad), MPIX_ERR_IFUNC_IMAGE, "magic"), "junk image");
     CHECK(mt_error_is(MPIX_Ifunc_load("/nonexistent/f.xfn", NULL, &bad), MPI_ERR_FILE, "/nonexistent/f.xfn"), "missing file");
+    /* A file larger than the limit every target applies is refused at load. */
+    setenv("XRDMA_MAX_IMAGE_SIZE", "64", 1);
+    CHECK(mt_error_is(MPIX_Ifunc_load(ops_image_path, "sum", &bad), MPIX_ERR_IFUNC_DENIED, "XRDMA_MAX_IMAGE_SIZE=64"),
+          "image over XRDMA_MAX_IMAGE_SIZE");
+    unsetenv("XRDMA_MAX_IMAGE_SIZE");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL);
 }

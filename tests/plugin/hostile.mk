@@ -4,6 +4,7 @@
 check_PROGRAMS += tests/plugin/test_hostile
 TESTS += tests/plugin/test_hostile
 tests_plugin_test_hostile_SOURCES = tests/plugin/test_hostile.cc
+tests_plugin_test_hostile_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_hostile_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_hostile_LDFLAGS = -no-install
 

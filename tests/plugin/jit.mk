@@ -2,6 +2,7 @@
 check_PROGRAMS += tests/plugin/test_jit
 TESTS += tests/plugin/test_jit
 tests_plugin_test_jit_SOURCES = tests/plugin/test_jit.cc
+tests_plugin_test_jit_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_jit_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_jit_LDFLAGS = -no-install
 # A compile helper the test holds at a gate (X-ops during a compile).

@@ -21,9 +21,11 @@ tests_plugin_libxrdma_testenv_la_SOURCES = tests/plugin/ucx_env.cc tests/plugin/
 
 check_PROGRAMS += tests/plugin/xrdma_test_peer tests/plugin/test_peers
 tests_plugin_xrdma_test_peer_SOURCES = tests/plugin/peer_main.cc
+tests_plugin_xrdma_test_peer_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_xrdma_test_peer_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS)
 tests_plugin_xrdma_test_peer_LDFLAGS = -no-install
 tests_plugin_test_peers_SOURCES = tests/plugin/test_peers.cc
+tests_plugin_test_peers_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_peers_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_peers_LDFLAGS = -no-install
 TESTS += tests/plugin/test_peers
@@ -60,6 +62,7 @@ tests/plugin/compat/bcu/counter.deps: $(srcdir)/tests/plugin/peers.mk
 
 check_PROGRAMS += tests/plugin/test_compat
 tests_plugin_test_compat_SOURCES = tests/plugin/test_compat.cc
+tests_plugin_test_compat_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_compat_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_compat_LDFLAGS = -no-install
 TESTS += tests/plugin/test_compat

@@ -1,7 +1,8 @@
 #!/bin/sh
 # xrdma_info reports the toolchain it was built with, the UCX transports of
 # this machine, and documents every XRDMA_* knob the code reads: a knob added
-# to ucx_plugin/config.cc without an entry in -c output or the man page fails.
+# to a layer's table (common/, ucx_plugin/, ompi_ext/xrdma/core/knobs.cc)
+# without an entry in -c output or the man page fails.
 set -u
 
 builddir=${XRDMA_TEST_BUILDDIR:?XRDMA_TEST_BUILDDIR is not set}
@@ -66,10 +67,11 @@ expect "-t binding" '^#[[:space:]]+bound to[[:space:]]+[0-9]'
 
 # -c: every knob named in the config table, with its meaning; and the man
 # page documents each of them too.
-knobs=$(grep -o '"XRDMA_[A-Z0-9_]*"' "$srcdir/ucx_plugin/config.cc" | tr -d '"' | sort -u)
-if [ -z "$knobs" ]; then
-    fail "no XRDMA_* knob found in $srcdir/ucx_plugin/config.cc"
-fi
+knob_tables="$srcdir/common/knobs.cc $srcdir/ucx_plugin/knobs.cc $srcdir/ompi_ext/xrdma/core/knobs.cc"
+for table in $knob_tables; do
+    grep -q '"XRDMA_[A-Z0-9_]*"' "$table" || fail "no XRDMA_* knob found in $table"
+done
+knobs=$(cat $knob_tables | grep -o '"XRDMA_[A-Z0-9_]*"' | tr -d '"' | sort -u)
 run -c
 for knob in $knobs; do
     expect "-c lists $knob" "^$knob="

@@ -13,9 +13,19 @@ check_PROGRAMS += tests/plugin/test_image tests/plugin/test_xrdma_cc
 TESTS += tests/plugin/test_image tests/plugin/test_xrdma_cc
 
 tests_plugin_test_image_SOURCES = tests/plugin/test_image.cc
+tests_plugin_test_image_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_image_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_image_LDFLAGS = -no-install
 
+# The runtime API a layer above extends (ucx_ifunc_register_runtime).
+check_PROGRAMS += tests/plugin/test_runtime_api
+TESTS += tests/plugin/test_runtime_api
+tests_plugin_test_runtime_api_SOURCES = tests/plugin/test_runtime_api.cc
+tests_plugin_test_runtime_api_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+tests_plugin_test_runtime_api_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
+tests_plugin_test_runtime_api_LDFLAGS = -no-install -rdynamic
+
 tests_plugin_test_xrdma_cc_SOURCES = tests/plugin/test_xrdma_cc.cc
+tests_plugin_test_xrdma_cc_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_xrdma_cc_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_xrdma_cc_LDFLAGS = -no-install

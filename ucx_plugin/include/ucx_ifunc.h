@@ -90,6 +90,20 @@ typedef struct {
      * travelling as a message. Called with @ref dispatch_arg.
      */
     int        (*runs_here)(void *dispatch_arg, int rank);
+    /**
+     * Optional: the layer's side of a forward that continues in this
+     * process. Called inside the dispatch hook's call of the entry, after
+     * the function forwarded to @p rank (this rank, or a peer's for movable
+     * code): if the layer maps @p rank's memory here, it points what it
+     * showed the function (its layer data) at that memory and returns 0,
+     * and the function runs again there, in the same dispatch and guarded
+     * call (a whole local chain of hops costs one of each). It returns a
+     * positive value if @p rank's memory is not here (the forward travels
+     * as a message), or calls ucx_ifunc_ctx_fail() and returns a negative
+     * value (that ends the invocation with the error). Without it, each
+     * local hop is a dispatch of its own (see @ref runs_here).
+     */
+    int        (*continue_at)(void *dispatch_arg, struct xrdma_ctx *ctx, int rank);
 } ucx_ifunc_context_params_t;
 
 /**
@@ -254,6 +268,25 @@ void ucx_ifunc_ctx_fail(struct xrdma_ctx *x, ucx_ifunc_status_t status, const ch
  * function (its local variables) is written without a probe.
  */
 int ucx_ifunc_copy_checked(void *dst, const void *src, size_t n);
+
+/** A function of the layer above that injected code may call by name. */
+typedef struct {
+    const char *name;  /**< As injected code calls it, e.g. "xrdma_target". */
+    void *address;     /**< The function (cast to void *). */
+} ucx_ifunc_runtime_symbol_t;
+
+/**
+ * Add functions of the layer above to the runtime API injected code calls
+ * (the MPI layer adds its window accessors xrdma_target() ... this way):
+ * XRDMA_SYMBOLS=runtime allows them, and the bitcode loader binds them to
+ * @p address even when the layer was loaded RTLD_LOCAL. Names are copied.
+ * Call it before images that use them are loaded (at initialisation); the
+ * plugin's own functions (xrdma_reply() ...) are always there. Registering a
+ * name again with the same address does nothing; with another address, or
+ * a NULL name or address, nothing is registered and
+ * UCX_IFUNC_ERR_INVALID_PARAM is returned.
+ */
+ucx_ifunc_status_t ucx_ifunc_register_runtime(const ucx_ifunc_runtime_symbol_t *symbols, size_t count);
 
 /**
  * Validate an image without a context: the status image_parse gives, plus

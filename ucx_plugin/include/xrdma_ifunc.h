@@ -15,8 +15,9 @@
  * xrdma_origin(), xrdma_rank(), xrdma_size(), xrdma_user_ptr() and
  * xrdma_log(). The MPI
  * layer (libmpix_xrdma) adds the window accessors xrdma_target(),
- * xrdma_incoming() and xrdma_win_base(); an image that calls them can only be
- * loaded by a target that runs the MPI layer.
+ * xrdma_incoming() and xrdma_win_base() (registered with the plugin through
+ * ucx_ifunc_register_runtime(), ucx_ifunc(3)); an image that calls them can
+ * only be loaded by a target that runs the MPI layer.
  */
 #ifndef XRDMA_IFUNC_H
 #define XRDMA_IFUNC_H
@@ -98,6 +99,19 @@ void *xrdma_target(xrdma_ctx_t *ctx, size_t *bytes);
 const void *xrdma_incoming(xrdma_ctx_t *ctx, size_t *bytes);
 /** The whole local window memory of this rank. */
 void *xrdma_win_base(xrdma_ctx_t *ctx, size_t *bytes);
+
+/** One contiguous block of the target region. */
+typedef struct {
+    void *addr;
+    size_t len;
+} xrdma_block_t;
+/**
+ * The blocks of the target datatype at this operation's target, in datatype
+ * (typemap) order, adjacent ones merged: an Xput's incoming data, packed
+ * with the origin datatype, fills them in this order, as MPI_Put would.
+ * Valid until the function returns; NULL and 0 for MPIX_Xinvoke.
+ */
+const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *ctx, size_t *count);
 
 #ifdef __cplusplus
 }

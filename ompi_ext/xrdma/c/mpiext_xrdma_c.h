@@ -14,6 +14,7 @@
 extern "C" {
 #endif
 
+/* The one definition of the version: configure.ac reads it from here. */
 #define MPIX_XRDMA_VERSION "0.1.0"
 
 /** A loaded ifunc image entry (origin side). */

@@ -29,11 +29,6 @@ const char *combiner_name(int c)
     return "an unknown combiner";
 }
 
-// What a refusal says about what is supported.
-constexpr const char *kSupported =
-    "supported at the target: predefined types, MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_hvector "
-    "and MPI_Type_dup of them, and any type without holes";
-
 bool is_named(MPI_Datatype t)
 {
     int ni, na, nd, combiner;
@@ -41,7 +36,34 @@ bool is_named(MPI_Datatype t)
            combiner == MPI_COMBINER_NAMED;
 }
 
-// Append the blocks of one element of @p type, shifted by @p at.
+// One process's indices along one dimension of an MPI_Type_create_darray
+// type, in increasing order (MPI-4.0 section 5.1.4).
+bool darray_indices(int gsize, int distrib, int darg, int psize, int coord, std::vector<int64_t> *out,
+                    std::string *why)
+{
+    out->clear();
+    if (distrib == MPI_DISTRIBUTE_NONE) {
+        for (int64_t i = 0; i < gsize; ++i) out->push_back(i);
+        return true;
+    }
+    if (distrib == MPI_DISTRIBUTE_BLOCK) {
+        int64_t b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (int64_t(gsize) + psize - 1) / psize : darg;
+        for (int64_t i = coord * b; i < std::min<int64_t>((coord + 1) * b, gsize); ++i) out->push_back(i);
+        return true;
+    }
+    if (distrib == MPI_DISTRIBUTE_CYCLIC) {
+        int64_t k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+        for (int64_t start = coord * k; start < gsize; start += k * psize)
+            for (int64_t i = start; i < std::min<int64_t>(start + k, gsize); ++i) out->push_back(i);
+        return true;
+    }
+    *why = "MPI_COMBINER_DARRAY with an unknown distribution";
+    return false;
+}
+
+// Append the blocks of one element of @p type, shifted by @p at, in
+// typemap order (MPI_Type_get_envelope / MPI_Type_get_contents, every
+// combiner of MPI-4.0).
 int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int depth, std::string *why)
 {
     if (depth > 16) {
@@ -66,50 +88,139 @@ int flatten_one(MPI_Datatype type, int64_t at, std::vector<Block> *out, int dept
         out->push_back(Block{off, len});
         return MPI_SUCCESS;
     };
-    if (combiner == MPI_COMBINER_NAMED) {
+    if (combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+        combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER) {
         int size;
         MPI_Type_size(type, &size);
         return push(at, uint64_t(size));
-    }
-    if (combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_VECTOR &&
-        combiner != MPI_COMBINER_HVECTOR && combiner != MPI_COMBINER_DUP) {
-        *why = std::string(combiner_name(combiner)) + (depth ? " inside it" : "") + " with holes is not supported (" +
-               kSupported + ")";
-        return MPI_ERR_TYPE;
     }
     std::vector<int> ints(size_t(ni) + 1);
     std::vector<MPI_Aint> addrs(size_t(na) + 1);
     std::vector<MPI_Datatype> types(size_t(nd) + 1);
     MPI_Type_get_contents(type, ni, na, nd, ints.data(), addrs.data(), types.data());
-    MPI_Datatype inner = types[0];
-    int rc = MPI_SUCCESS;
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(inner, &lb, &extent);
-    // A run of n inner elements: one block when the inner type is predefined.
-    int inner_named = is_named(inner);
-    int inner_size;
-    MPI_Type_size(inner, &inner_size);
-    auto run = [&](int64_t off, int n) {
-        if (inner_named && inner_size == extent) return push(off, uint64_t(n) * uint64_t(inner_size));
+    // n elements of types[t] from byte offset off: one block when that type
+    // is predefined and dense.
+    auto run = [&](size_t t, int64_t off, int64_t n) {
+        MPI_Datatype inner = types[t];
+        MPI_Aint lb, extent;
+        int size;
+        MPI_Type_get_extent(inner, &lb, &extent);
+        MPI_Type_size(inner, &size);
+        if (is_named(inner) && size == extent) return push(off, uint64_t(n) * uint64_t(size));
         int r = MPI_SUCCESS;
-        for (int j = 0; j < n && r == MPI_SUCCESS; ++j) r = flatten_one(inner, off + int64_t(j) * extent, out, depth + 1, why);
+        for (int64_t j = 0; j < n && r == MPI_SUCCESS; ++j) r = flatten_one(inner, off + j * extent, out, depth + 1, why);
         return r;
     };
-    if (combiner == MPI_COMBINER_DUP) {
-        rc = flatten_one(inner, at, out, depth + 1, why);
-    } else if (combiner == MPI_COMBINER_CONTIGUOUS) {
-        rc = run(at, ints[0]);
-    } else {
-        int count = ints[0], blocklen = ints[1];
-        int64_t stride = combiner == MPI_COMBINER_VECTOR ? int64_t(ints[2]) * extent : int64_t(addrs[0]);
-        for (int i = 0; i < count && rc == MPI_SUCCESS; ++i) rc = run(at + i * stride, blocklen);
+    auto extent_of = [&](size_t t) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(types[t], &lb, &extent);
+        return int64_t(extent);
+    };
+    int rc = MPI_SUCCESS;
+    switch (combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:  // (its bounds only space out repetitions)
+        rc = flatten_one(types[0], at, out, depth + 1, why);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        rc = run(0, at, ints[0]);
+        break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR: {
+        int64_t stride = combiner == MPI_COMBINER_VECTOR ? int64_t(ints[2]) * extent_of(0) : int64_t(addrs[0]);
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i) rc = run(0, at + i * stride, ints[1]);
+        break;
+    }
+    case MPI_COMBINER_INDEXED:  // count, blocklengths[count], displacements[count] (in extents)
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i)
+            rc = run(0, at + int64_t(ints[1 + ints[0] + i]) * extent_of(0), ints[1 + i]);
+        break;
+    case MPI_COMBINER_HINDEXED:  // count, blocklengths[count]; displacements in bytes
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i) rc = run(0, at + int64_t(addrs[i]), ints[1 + i]);
+        break;
+    case MPI_COMBINER_INDEXED_BLOCK:  // count, blocklength, displacements[count]
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i)
+            rc = run(0, at + int64_t(ints[2 + i]) * extent_of(0), ints[1]);
+        break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i) rc = run(0, at + int64_t(addrs[i]), ints[1]);
+        break;
+    case MPI_COMBINER_STRUCT:  // count, blocklengths[count]; displacements; types[count]
+        for (int i = 0; i < ints[0] && rc == MPI_SUCCESS; ++i) rc = run(size_t(i), at + int64_t(addrs[i]), ints[1 + i]);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY: {
+        // Both: the chosen elements of a global array, in array order.
+        // Subarray: ndims, sizes, subsizes, starts, order. Darray: size,
+        // rank, ndims, gsizes, distribs, dargs, psizes, order.
+        const bool sub = combiner == MPI_COMBINER_SUBARRAY;
+        const int nd_ = sub ? ints[0] : ints[2];
+        const int *sizes = sub ? &ints[1] : &ints[3];
+        const int order = sub ? ints[1 + 3 * nd_] : ints[3 + 4 * nd_];
+        std::vector<std::vector<int64_t>> idx(static_cast<size_t>(nd_));
+        if (sub) {
+            for (int d = 0; d < nd_; ++d)
+                for (int64_t i = 0; i < ints[1 + nd_ + d]; ++i) idx[size_t(d)].push_back(ints[1 + 2 * nd_ + d] + i);
+        } else {
+            // This process's coordinates in the process grid (row-major).
+            int rank = ints[1], rest = rank;
+            std::vector<int> coord(static_cast<size_t>(nd_));
+            for (int d = nd_ - 1; d >= 0; --d) {
+                int p = ints[3 + 3 * nd_ + d];
+                coord[size_t(d)] = p > 0 ? rest % p : 0;
+                rest = p > 0 ? rest / p : 0;
+            }
+            for (int d = 0; d < nd_ && rc == MPI_SUCCESS; ++d)
+                if (!darray_indices(sizes[d], ints[3 + nd_ + d], ints[3 + 2 * nd_ + d], ints[3 + 3 * nd_ + d],
+                                    coord[size_t(d)], &idx[size_t(d)], why))
+                    rc = MPI_ERR_TYPE;
+        }
+        if (rc != MPI_SUCCESS || nd_ <= 0) break;
+        // Element strides of the global array; the fastest dimension last
+        // (C order) or first (Fortran order) varies fastest.
+        std::vector<int64_t> stride(static_cast<size_t>(nd_));
+        std::vector<int> dims(static_cast<size_t>(nd_));  // slowest .. fastest
+        for (int k = 0; k < nd_; ++k) dims[size_t(k)] = order == MPI_ORDER_C ? k : nd_ - 1 - k;
+        int64_t st = extent_of(0);
+        for (int k = nd_ - 1; k >= 0; --k) {
+            stride[size_t(dims[size_t(k)])] = st;
+            st *= sizes[dims[size_t(k)]];
+        }
+        bool empty = false;
+        for (const auto &v : idx) empty = empty || v.empty();
+        if (empty) break;
+        std::vector<size_t> pos(static_cast<size_t>(nd_), 0);
+        const int fast = dims[size_t(nd_ - 1)];
+        for (;;) {
+            int64_t off = at;
+            for (int d = 0; d < nd_; ++d)
+                if (d != fast) off += idx[size_t(d)][pos[size_t(d)]] * stride[size_t(d)];
+            // Runs of consecutive indices along the fastest dimension.
+            const auto &f = idx[size_t(fast)];
+            for (size_t i = 0; i < f.size() && rc == MPI_SUCCESS;) {
+                size_t j = i + 1;
+                while (j < f.size() && f[j] == f[j - 1] + 1) ++j;
+                rc = run(0, off + f[i] * stride[size_t(fast)], int64_t(j - i));
+                i = j;
+            }
+            if (rc != MPI_SUCCESS) break;
+            int k = nd_ - 2;  // next index tuple, fastest-but-one first
+            for (; k >= 0; --k) {
+                size_t d = size_t(dims[size_t(k)]);
+                if (++pos[d] < idx[d].size()) break;
+                pos[d] = 0;
+            }
+            if (k < 0) break;
+        }
+        break;
+    }
+    default:
+        *why = std::string(combiner_name(combiner)) + (depth ? " inside it" : "") + " is not supported";
+        rc = MPI_ERR_TYPE;
     }
     // Derived types from get_contents must be freed (named ones must not).
-    for (int i = 0; i < nd; ++i) {
-        int a, b, c, comb;
-        MPI_Type_get_envelope(types[size_t(i)], &a, &b, &c, &comb);
-        if (comb != MPI_COMBINER_NAMED) MPI_Type_free(&types[size_t(i)]);
-    }
+    for (int i = 0; i < nd; ++i)
+        if (!is_named(types[size_t(i)])) MPI_Type_free(&types[size_t(i)]);
     return rc;
 }
 

@@ -1,6 +1,6 @@
-// Target datatypes as block lists (what a target needs to find the region),
-// for predefined, contiguous and (h)vector types of them. Origin datatypes
-// can be anything MPI_Pack handles.
+// Target datatypes as block lists (what a target needs to find the region
+// and to scatter incoming data into), in typemap order, for every datatype
+// MPI can build (each combiner, nested). Origin datatypes: MPI_Pack.
 #pragma once
 
 #include "op_wire.h"
@@ -14,7 +14,7 @@ namespace xrdma::mpi {
 constexpr size_t kMaxBlocks = 65536;
 
 // Blocks of @p count elements of @p type, merged where adjacent. MPI_SUCCESS,
-// or MPI_ERR_TYPE for an unsupported type (or more than kMaxBlocks blocks),
+// or MPI_ERR_TYPE for an invalid type (or more than kMaxBlocks blocks),
 // with @p why (if given) saying what is refused.
 int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *why = nullptr);
 

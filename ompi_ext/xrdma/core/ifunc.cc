@@ -1,5 +1,7 @@
 // MPIX_Ifunc: an image entry loaded at the origin. It is registered with a
 // window's ifunc context on first use there; targets never see the file.
+#include "xrdma_common/config.h"
+#include "xrdma_common/file.h"
 #include "errors.h"
 #include "runtime.h"
 #include "window.h"
@@ -7,8 +9,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 using namespace xrdma::mpi;
 
@@ -24,11 +24,16 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
     *ifunc = MPIX_IFUNC_NULL;
     auto f = std::make_unique<MPIX_Ifunc_s>();
     if (path) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
+        // The limit a target applies: a larger image could never run anywhere.
+        const unsigned long long max = xrdma::config_get_ull("XRDMA_MAX_IMAGE_SIZE");
+        const int err = xrdma::read_whole_file(path, &f->image, size_t(max));
+        if (err == EFBIG)
+            return report(error_code(error_class_of(UCX_IFUNC_ERR_DENIED), std::string("MPIX_Ifunc_load: ") + path +
+                                                                               " is larger than XRDMA_MAX_IMAGE_SIZE=" +
+                                                                               std::to_string(max) + " bytes"));
+        if (err)
             return report(error_code(MPI_ERR_FILE, std::string("MPIX_Ifunc_load: cannot read ") + path + ": " +
-                                                       strerror(errno)));
-        f->image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+                                                       strerror(err)));
     } else {
         f->image.assign(static_cast<const uint8_t *>(image), static_cast<const uint8_t *>(image) + size);
     }

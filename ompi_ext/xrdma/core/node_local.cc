@@ -2,7 +2,7 @@
 
 #include "window.h"
 
-#include "log.h"
+#include "xrdma_common/log.h"
 
 #include <sys/ipc.h>
 #include <sys/shm.h>
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <new>
 
 namespace xrdma::mpi {
 
@@ -22,7 +23,8 @@ namespace {
 // What a rank tells the others about its window at creation.
 struct Offer {
     char host[64];
-    uint64_t netns, ipcns;  // a "node": same host name and kernel namespaces
+    uint64_t netns, ipcns, pidns;  // a "node": same host name and kernel namespaces (the
+                                   // locks name their owner by process id: same PID namespace)
     int32_t mappable;       // its window memory can be mapped by node peers
     int32_t runs_code;      // XRDMA_EXEC=auto: it runs code for peers and takes its locks
     int32_t shmid;
@@ -39,7 +41,7 @@ uint64_t ns_inode(const char *path)
 bool same_node(const Offer &a, const Offer &b)
 {
     return strncmp(a.host, b.host, sizeof(a.host)) == 0 && a.netns == b.netns && a.ipcns == b.ipcns &&
-           a.netns && a.ipcns;
+           a.pidns == b.pidns && a.netns && a.ipcns && a.pidns;
 }
 
 // Whether [base, base+bytes) of this process lies in memory other processes
@@ -114,6 +116,7 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
     gethostname(me.host, sizeof(me.host) - 1);
     me.netns = ns_inode("/proc/self/ns/net");
     me.ipcns = ns_inode("/proc/self/ns/ipc");
+    me.pidns = ns_inode("/proc/self/ns/pid");
     me.runs_code = w->exec_auto;
     me.disp_unit = w->disp_unit;
     me.bytes = uint64_t(w->bytes);
@@ -169,7 +172,7 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
     // leader makes and removes once all have attached it.
     int shmid = -1;
     n->nlocks_ = size_t(members[size_t(mine)]);
-    const size_t seg = n->nlocks_ * sizeof(pthread_mutex_t);
+    const size_t seg = n->nlocks_ * sizeof(NodeLock);
     if (w->rank == mine) {
         shmid = shmget(IPC_PRIVATE, seg, IPC_CREAT | 0600);
         void *p = shmid >= 0 ? shmat(shmid, nullptr, 0) : reinterpret_cast<void *>(-1);
@@ -178,15 +181,7 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
             if (shmid >= 0) shmctl(shmid, IPC_RMID, nullptr);
             shmid = -1;
         } else {
-            pthread_mutexattr_t a;
-            pthread_mutexattr_init(&a);
-            pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-            // Robust: a process that dies holding a lock (killed while its
-            // code ran on a peer's window) does not hang the node. It costs
-            // ~90 instructions per lock and unlock over a plain mutex.
-            pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-            for (size_t i = 0; i < n->nlocks_; ++i) pthread_mutex_init(static_cast<pthread_mutex_t *>(p) + i, &a);
-            pthread_mutexattr_destroy(&a);
+            for (size_t i = 0; i < n->nlocks_; ++i) new (static_cast<NodeLock *>(p) + i) NodeLock{{0}};
             n->locks_ = p;
         }
     }
@@ -210,7 +205,7 @@ NodeLocal *NodeLocal::setup(Window *w, MPI_Comm comm)
         const Offer &o = all[size_t(r)];
         PeerWindow &p = n->peers_[size_t(r)];
         if (leader[size_t(r)] != mine || !o.runs_code) continue;
-        p.lock = index[size_t(r)];
+        p.lock = static_cast<NodeLock *>(n->locks_) + index[size_t(r)];
         if (r == w->rank || !o.mappable) continue;
         p.bytes = o.bytes;
         p.disp_unit = o.disp_unit;
@@ -258,27 +253,11 @@ char *NodeLocal::attach(int r)
     return p.base;
 }
 
-pthread_mutex_t *NodeLocal::lock_of(int r) const
-{
-    int i = peers_[size_t(r)].lock;
-    return locks_ && i >= 0 ? static_cast<pthread_mutex_t *>(locks_) + i : nullptr;
-}
-
 NodeLocal::~NodeLocal()
 {
     for (PeerWindow &p : peers_)
         if (p.attached) shmdt(p.attached);
     if (locks_) shmdt(locks_);
-}
-
-TargetLock::TargetLock(pthread_mutex_t *m) : m_(m)
-{
-    if (m_ && pthread_mutex_lock(m_) == EOWNERDEAD) pthread_mutex_consistent(m_);
-}
-
-TargetLock::~TargetLock()
-{
-    if (m_) pthread_mutex_unlock(m_);
 }
 
 }  // namespace xrdma::mpi

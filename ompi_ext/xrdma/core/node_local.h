@@ -5,9 +5,9 @@
 // "Where the code runs").
 #pragma once
 
-#include <mpi.h>
+#include "target_lock.h"
 
-#include <pthread.h>
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,7 @@ struct PeerWindow {
     int shmid = -1;        // System V segment holding it (MPI_Win_allocate)
     uint64_t offset = 0;   // of the window base in that segment
     void *attached = nullptr;  // our shmat() of it, detached at teardown
-    int lock = -1;         // index of its lock in the node's lock segment
+    NodeLock *lock = nullptr;  // its lock in the node's lock segment (none: no peer runs code on it)
 };
 
 class NodeLocal {
@@ -40,17 +40,22 @@ public:
     static NodeLocal *setup(Window *w, MPI_Comm comm);
     ~NodeLocal();
 
-    // Mapped base of window rank @p r's memory, attaching on first use;
-    // nullptr if this process cannot run code on it.
-    char *base_of(int r)
+    // Window rank @p r's memory as mapped here (base, bytes, disp_unit,
+    // lock), attaching on first use; nullptr if this process cannot run
+    // code on it. (This rank's own entry has only its lock.)
+    const PeerWindow *mapped(int r)
     {
         PeerWindow &p = peers_[size_t(r)];
-        return p.state == PeerWindow::mapped ? p.base : p.state == PeerWindow::offered ? attach(r) : nullptr;
+        return p.state == PeerWindow::mapped ? &p : p.state == PeerWindow::offered && attach(r) ? &p : nullptr;
     }
-    const PeerWindow &peer(int r) const { return peers_[size_t(r)]; }
+    char *base_of(int r)
+    {
+        const PeerWindow *p = mapped(r);
+        return p ? p->base : nullptr;
+    }
     // The lock of rank @p r's window, or nullptr if no node peer runs code
     // on it (then none is needed).
-    pthread_mutex_t *lock_of(int r) const;
+    NodeLock *lock_of(int r) const { return peers_[size_t(r)].lock; }
 
 private:
     NodeLocal() = default;
@@ -59,18 +64,6 @@ private:
     std::vector<PeerWindow> peers_;  // by window rank
     void *locks_ = nullptr;          // the node's lock segment (shmat)
     size_t nlocks_ = 0;
-};
-
-// Holds rank @p r's lock (if it has one) while code runs on its window.
-class TargetLock {
-public:
-    TargetLock(pthread_mutex_t *m);
-    ~TargetLock();
-    TargetLock(const TargetLock &) = delete;
-    TargetLock &operator=(const TargetLock &) = delete;
-
-private:
-    pthread_mutex_t *m_;
 };
 
 }  // namespace xrdma::mpi

@@ -9,8 +9,8 @@
 #include "window.h"
 #include "xrdma_mpi.h"
 
-#include "bytes.h"
-#include "free_list.h"
+#include "xrdma_common/bytes.h"
+#include "xrdma_common/free_list.h"
 
 #include <cstring>
 #include <string>
@@ -62,8 +62,6 @@ void release_type(OpRecord *r)
 // Put the reply into the origin buffer, as far as whole elements go.
 int unpack_reply(OpRecord *r, const void *reply, size_t len)
 {
-    int packed = 0;
-    MPI_Pack_size(r->origin_count, r->origin_type, MPI_COMM_SELF, &packed);
     int tsize;
     MPI_Type_size(r->origin_type, &tsize);
     if (tsize > 0 && len > size_t(tsize) * size_t(r->origin_count))

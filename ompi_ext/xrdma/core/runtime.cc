@@ -1,7 +1,9 @@
 #include "runtime.h"
 
-#include "config.h"
-#include "log.h"
+#include <algorithm>
+
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
 #include "window.h"
 
 #include <hwloc.h>
@@ -66,10 +68,19 @@ Runtime &Runtime::get()
     return rt;
 }
 
+Runtime::~Runtime()
+{
+    for (auto &kv : windows) (void)kv.second.release();
+}
+
 int Runtime::start()
 {
     std::lock_guard<std::recursive_mutex> guard(mu);
     if (started_) return MPI_SUCCESS;
+    if (register_window_accessors() != UCX_IFUNC_OK) {
+        XRDMA_ERROR("the window accessors (xrdma_target ...) cannot be added to the runtime API");
+        return MPI_ERR_OTHER;
+    }
     ucp_params_t p{};
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
@@ -186,6 +197,12 @@ ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)
 
 unsigned Runtime::progress()
 {
+    app_progress_.fetch_add(1, std::memory_order_relaxed);
+    return progress_locked();
+}
+
+unsigned Runtime::progress_locked()
+{
     if (!started_) return 0;
     unsigned n = 0;
     if (windows.empty()) return ucp_worker_progress(worker);
@@ -198,20 +215,41 @@ unsigned Runtime::progress()
 
 unsigned Runtime::try_progress()
 {
+    app_progress_.fetch_add(1, std::memory_order_relaxed);  // (also when the lock is busy: it waits)
     std::unique_lock<std::recursive_mutex> lock(mu, std::try_to_lock);
     if (!lock.owns_lock()) return 0;
-    return progress();
+    return progress_locked();
 }
 
+// The progress thread serves while the application computes. While the
+// application itself waits in MPI (its progress calls keep coming), the
+// thread stays off the lock and naps: two threads polling one worker only
+// take the lock from each other (a thread preempted while holding it
+// stalls the waiting application for a time slice: MPIX_Rxget + MPI_Wait
+// took 74 us instead of 1.1 us over shm).
 void Runtime::thread_main()
 {
     pin_to_last_pu();
     unsigned idle = 0;
+    unsigned seen = app_progress_.load(std::memory_order_relaxed);
+    long nap_us = 0;  // grows while the application keeps waiting in MPI
     while (!thread_stop_) {
-        if (try_progress()) {
+        const unsigned now = app_progress_.load(std::memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            idle = 0;
+            nap_us = nap_us ? std::min(nap_us * 2, 1000L) : 20;
+            struct timespec ts{0, nap_us * 1000};
+            nanosleep(&ts, nullptr);
+            continue;
+        }
+        nap_us = 0;
+        std::unique_lock<std::recursive_mutex> lock(mu, std::try_to_lock);
+        if (lock.owns_lock() && progress_locked()) {
             idle = 0;
             continue;
         }
+        lock = {};
         // Spin briefly, then yield, then sleep: an idle thread must not burn
         // the core a computing rank needs.
         if (++idle < spin_before_yield() * 4) continue;

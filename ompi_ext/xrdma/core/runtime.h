@@ -10,6 +10,7 @@
 #include <atomic>
 #include <bitset>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -27,6 +28,9 @@ constexpr int kSlots = (0x10000 - kAmIdBase) / 2;
 class Runtime {
 public:
     static Runtime &get();
+    // Windows still alive at exit are abandoned, not released: MPI and the
+    // worker they use are gone by then.
+    ~Runtime();
 
     // Guards all XRDMA state; progress from hooks only try-locks it.
     std::recursive_mutex mu;
@@ -35,7 +39,7 @@ public:
     ucp_worker_h worker = nullptr;
     std::vector<uint8_t> address;
     std::map<std::vector<uint8_t>, ucp_ep_h> eps;
-    std::unordered_map<MPI_Win, Window *> windows;
+    std::unordered_map<MPI_Win, std::unique_ptr<Window>> windows;
     std::bitset<kSlots> slots;
     int thread_level = MPI_THREAD_SINGLE;
     // XRDMA_EXEC=auto: X-ops whose target memory is mapped here run here.
@@ -57,13 +61,18 @@ public:
     ucp_ep_h ep_to(const std::vector<uint8_t> &address, bool detect_failure);
     // Progress every window; caller holds mu. Returns events handled.
     unsigned progress();
-    // From progress hooks/threads: progress if nobody else holds the lock.
+    // From progress hooks: progress if nobody else holds the lock.
     unsigned try_progress();
 
 private:
     bool started_ = false;
     std::thread thread_;
     std::atomic<bool> thread_stop_{false};
+    // Progress calls of the application's threads (MPI waits, MPIX calls):
+    // while it moves, the application drives progress itself and the
+    // progress thread stays off the lock (thread_main).
+    std::atomic<unsigned> app_progress_{0};
+    unsigned progress_locked();
     void thread_main();
 };
 

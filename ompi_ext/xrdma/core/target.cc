@@ -1,7 +1,9 @@
 // Target side of an X-operation: find the region the origin named, check it
 // lies in this rank's window memory, run the ifunc on it, and for Xget return
 // the region when the ifunc did not reply itself. Also the accessors injected
-// code calls (xrdma_target, xrdma_incoming, xrdma_win_base).
+// code calls (xrdma_target, xrdma_target_blocks, xrdma_incoming,
+// xrdma_win_base), which the plugin learns of through
+// ucx_ifunc_register_runtime().
 #include "datatype.h"
 #include "op_wire.h"
 #include "window.h"
@@ -22,6 +24,15 @@ struct OpView {
     size_t region_bytes;  // span of the target datatype
     const void *incoming;
     size_t incoming_len;
+    // The operation's target layout, to point the view at another rank's
+    // window (a forward that continues in this process).
+    int64_t disp;
+    const std::vector<Block> *blocks;
+    HeldLock lock;  // of the window it runs on, while node peers may run code on it too
+    // xrdma_target_blocks(): the blocks at their addresses, made on first
+    // call (for the region it was made for).
+    std::vector<xrdma_block_t> *at;
+    const char *at_region;
 };
 
 namespace {
@@ -46,7 +57,59 @@ int fail(xrdma_ctx *x, ucx_ifunc_status_t st, const std::string &msg)
     return -1;
 }
 
+// bind()'s errors (out of line: the hot path stays small).
+__attribute__((noinline, cold)) int not_mapped(xrdma_ctx *x, const Window *w, int exec)
+{
+    return fail(x, UCX_IFUNC_ERR_NO_ROUTE,
+                "rank " + std::to_string(exec) + "'s window is not mapped in rank " + std::to_string(w->rank));
+}
+__attribute__((noinline, cold)) int outside(xrdma_ctx *x, const OpView &v, int exec)
+{
+    return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
+                "target_disp " + std::to_string(v.disp) + " with its datatype lies outside the window" +
+                    (exec != v.w->rank ? " of rank " + std::to_string(exec) : std::string()));
+}
+
+// Point @p v at rank @p exec's window memory, where the function runs: this
+// rank's, or a node peer's mapped here (node-local execution). Checks that
+// the operation's blocks lie inside it and takes its lock: one function at
+// a time per target, wherever it runs.
+int bind(xrdma_ctx *x, OpView &v, int exec)
+{
+    Window *w = v.w;
+    char *base = w->base;
+    size_t bytes = size_t(w->bytes);
+    int disp_unit = w->disp_unit;
+    NodeLock *lock = nullptr;
+    if (exec == w->rank) {
+        if (w->node) lock = w->node->lock_of(exec);
+    } else {
+        const PeerWindow *p = w->node ? w->node->mapped(exec) : nullptr;
+        if (!p) return not_mapped(x, w, exec);
+        base = p->base;
+        bytes = size_t(p->bytes);
+        disp_unit = p->disp_unit;
+        lock = p->lock;
+    }
+    char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(v.disp) : base + v.disp * int64_t(disp_unit);
+    for (const Block &b : *v.blocks)
+        if (b.offset < 0 || !in_window(w, base, bytes, region + b.offset, b.len)) return outside(x, v, exec);
+    v.base = base;
+    v.bytes = bytes;
+    v.region = region;
+    v.lock.switch_to(lock);
+    return 0;
+}
+
 }  // namespace
+
+int window_continue_at(void *window, xrdma_ctx *x, int rank)
+{
+    auto *v = static_cast<OpView *>(ucx_ifunc_ctx_layer(x));
+    if (!v || v->w != window) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "no X-operation to continue");
+    if (rank != v->w->rank && !v->w->runs_here(rank)) return 1;  // a message
+    return bind(x, *v, rank);
+}
 
 int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t),
                     const void *payload, size_t size)
@@ -65,30 +128,12 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
-    // The rank whose memory this runs on: this one, or a node peer whose
-    // window is mapped here (node-local execution).
-    const int exec = xrdma_rank(x);
-    char *base = w->base;
-    size_t bytes = size_t(w->bytes);
-    int disp_unit = w->disp_unit;
-    if (exec != w->rank) {
-        base = w->node ? w->node->base_of(exec) : nullptr;
-        if (!base)
-            return fail(x, UCX_IFUNC_ERR_NO_ROUTE,
-                        "rank " + std::to_string(exec) + "'s window is not mapped in rank " + std::to_string(w->rank));
-        bytes = w->node->peer(exec).bytes;
-        disp_unit = w->node->peer(exec).disp_unit;
-    }
-    char *region = w->kind == WinKind::dynamic ? reinterpret_cast<char *>(h.disp) : base + h.disp * int64_t(disp_unit);
-    int64_t lo = 0, hi = 0;  // no blocks (Xinvoke, count 0): an empty region
+    OpView view{w, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}, &w->dispatch_at, nullptr};
     if (h.nblocks) {
-        for (const Block &b : blocks)
-            if (b.offset < 0 || !in_window(w, base, bytes, region + b.offset, b.len))
-                return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
-                            "target_disp " + std::to_string(h.disp) + " with its datatype lies outside the window");
+        int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);
-    }
-
+        view.region_bytes = size_t(hi);
+    }  // (no blocks: Xinvoke, count 0: an empty region)
     const void *incoming = p + sizeof(h) + blocks_len;
     size_t incoming_len = h.incoming_len;
     if (h.flags & kIncomingByRef) {
@@ -100,13 +145,15 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         incoming = reinterpret_cast<const void *>(uintptr_t(ref.addr));
         incoming_len = size_t(ref.len);
     }
-    OpView view{w, base, bytes, region, size_t(hi), incoming, incoming_len};
+    view.incoming = incoming;
+    view.incoming_len = incoming_len;
+    if (bind(x, view, xrdma_rank(x)) != 0) return -1;
     ucx_ifunc_ctx_set_layer(x, &view);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
-    // One function at a time per target, wherever it runs (node peers may
-    // run code on this window too).
-    TargetLock lock(w->node ? w->node->lock_of(exec) : nullptr);
+    // The function, and the forwards it makes to ranks whose windows are
+    // mapped here (window_continue_at re-points the view at each).
     int rc = entry(x, p + prefix, size - prefix);
+    char *const region = view.region;
     if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
         if (blocks.size() <= 1) {  // straight from the window
@@ -164,6 +211,21 @@ const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
     return v ? v->incoming : nullptr;
 }
 
+const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *x, size_t *count)
+{
+    OpView *v = view_of(x);
+    size_t n = v ? v->blocks->size() : 0;
+    if (count && ucx_ifunc_copy_checked(count, &n, sizeof(n)) != 0) return nullptr;
+    if (n == 0) return nullptr;
+    if (v->at_region != v->region || v->at->size() != n) {
+        v->at->resize(n);
+        for (size_t i = 0; i < n; ++i)
+            (*v->at)[i] = xrdma_block_t{v->region + (*v->blocks)[i].offset, size_t((*v->blocks)[i].len)};
+        v->at_region = v->region;
+    }
+    return v->at->data();
+}
+
 void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
@@ -179,3 +241,18 @@ void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 }
 
 }  // extern "C"
+
+namespace xrdma::mpi {
+
+ucx_ifunc_status_t register_window_accessors()
+{
+    static const ucx_ifunc_runtime_symbol_t accessors[] = {
+        {"xrdma_target", reinterpret_cast<void *>(&xrdma_target)},
+        {"xrdma_incoming", reinterpret_cast<void *>(&xrdma_incoming)},
+        {"xrdma_win_base", reinterpret_cast<void *>(&xrdma_win_base)},
+        {"xrdma_target_blocks", reinterpret_cast<void *>(&xrdma_target_blocks)},
+    };
+    return ucx_ifunc_register_runtime(accessors, sizeof(accessors) / sizeof(accessors[0]));
+}
+
+}  // namespace xrdma::mpi

@@ -1,8 +1,8 @@
 #include "window.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 #include "errors.h"
-#include "log.h"
+#include "xrdma_common/log.h"
 #include "runtime.h"
 
 #include <algorithm>
@@ -85,11 +85,19 @@ std::unordered_map<MPI_Win, std::string> g_unavailable;
 
 }  // namespace
 
+Window::~Window()
+{
+    for (auto &kv : registered) ucx_ifunc_deregister(kv.second);
+    if (ctx) ucx_ifunc_context_destroy(ctx);
+    if (slot >= 0) Runtime::get().slots.reset(size_t(slot));
+    if (comm != MPI_COMM_NULL) comm_release(&comm);
+}
+
 Window *window_find(MPI_Win win)
 {
     auto &w = Runtime::get().windows;
     auto it = w.find(win);
-    return it == w.end() ? nullptr : it->second;
+    return it == w.end() ? nullptr : it->second.get();
 }
 
 namespace {
@@ -106,6 +114,14 @@ bool exec_auto_for(MPI_Info info, bool dflt)
     if (strcmp(v, "target") == 0) return false;
     XRDMA_WARN("info key xrdma_exec=%s is neither auto nor target: ignored", v);
     return dflt;
+}
+
+// XRDMA_DEBUG_WINDOW_FAIL=N: whether this set-up, the N-th of the process,
+// is to fail once it holds a slot and a context (tests of that error path).
+bool injected_setup_failure()
+{
+    static unsigned long long setups = 0;
+    return ++setups == config_get_ull("XRDMA_DEBUG_WINDOW_FAIL");
 }
 
 }  // namespace
@@ -132,13 +148,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->bytes = bytes;
     w->disp_unit = disp_unit;
     w->exec_auto = exec_auto_for(info, rt.exec_auto);
-    w->slot = agree_on_slot(rt, w->comm, started);
-    if (w->slot < 0) {
-        comm_release(&w->comm);
+    // From here on every early return releases what w holds (~Window).
+    const int slot = agree_on_slot(rt, w->comm, started);
+    if (slot < 0)
         return unavailable(started ? "more than " + std::string(config_get("XRDMA_MAX_WINDOWS")) +
                                          " windows with X-operations alive at once"
                                    : "XRDMA could not start UCX in some rank of the window");
-    }
     ucx_ifunc_context_params_t cp{};
     cp.worker = rt.worker;
     cp.rank = w->rank;
@@ -147,17 +162,19 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.dispatch = window_dispatch;
     cp.dispatch_arg = w.get();
     cp.runs_here = window_runs_here;
-    cp.am_id = uint16_t(kAmIdBase + 2 * w->slot);
+    cp.continue_at = window_continue_at;
+    cp.am_id = uint16_t(kAmIdBase + 2 * slot);
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.
     int ok = ucx_ifunc_context_create(&cp, &w->ctx) == UCX_IFUNC_OK, all_ok = 0;
+    if (!ok) w->ctx = nullptr;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
-    if (!all_ok) {
-        if (ok) ucx_ifunc_context_destroy(w->ctx);
-        comm_release(&w->comm);
-        return unavailable("the X-operation context could not be created in some rank of the window");
-    }
-    rt.slots.set(size_t(w->slot));
+    if (!all_ok) return unavailable("the X-operation context could not be created in some rank of the window");
+    rt.slots.set(size_t(slot));
+    w->slot = slot;
+    if (injected_setup_failure())
+        return unavailable("set-up failed on purpose (XRDMA_DEBUG_WINDOW_FAIL=" +
+                           std::string(config_get("XRDMA_DEBUG_WINDOW_FAIL")) + ")");
 
     // Ranks per node against processing units (for the waiting policy).
     MPI_Comm node;
@@ -196,17 +213,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
         bool remote = strncmp(&hosts[size_t(i) * sizeof(host)], host, sizeof(host)) != 0;
         bool detect = mode == "on" || (mode == "auto" && remote);
         w->eps[size_t(i)] = rt.ep_to(a, detect);
-        if (!w->eps[size_t(i)]) {
-            ucx_ifunc_context_destroy(w->ctx);
-            rt.slots.reset(size_t(w->slot));
-            comm_release(&w->comm);
-            return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
-        }
+        if (!w->eps[size_t(i)]) return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
         ucx_ifunc_peer_add(w->ctx, i, w->eps[size_t(i)]);
     }
     w->pending.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
-    rt.windows[win] = w.release();
+    rt.windows[win] = std::move(w);
     return MPI_SUCCESS;
 }
 
@@ -258,12 +270,7 @@ int window_teardown(MPI_Win win)
     // progresses (Open MPI's progress engine calls us) while it waits.
     PMPI_Barrier(w->comm);
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    for (auto &kv : w->registered) ucx_ifunc_deregister(kv.second);
-    ucx_ifunc_context_destroy(w->ctx);
-    rt.slots.reset(size_t(w->slot));
-    comm_release(&w->comm);
-    rt.windows.erase(win);
-    delete w;
+    rt.windows.erase(win);  // ~Window releases it
     return err;
 }
 

@@ -7,8 +7,9 @@
 #include "node_local.h"
 #include "op_wire.h"
 
-#include "bytes.h"
+#include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
+#include "xrdma_ifunc.h"
 
 #include <cstdint>
 #include <memory>
@@ -26,17 +27,26 @@ namespace xrdma::mpi {
 
 enum class WinKind { created, allocated, shared, dynamic };
 
+// One owner (Runtime::windows, or window_setup() until it succeeds): the
+// destructor releases what the window holds, so no error path can leak it.
 struct Window {
+    Window() = default;
+    Window(const Window &) = delete;
+    Window &operator=(const Window &) = delete;
+    // Deregisters its ifuncs, destroys its ifunc context (whose dispatch
+    // argument is this window), frees its slot and releases its communicator.
+    ~Window();
+
     MPI_Win win;
-    MPI_Comm comm;  // a dup of the window's communicator
+    MPI_Comm comm = MPI_COMM_NULL;  // shared dup of the window's communicator
     int rank, size;
     WinKind kind;
     char *base;
     MPI_Aint bytes;
     int disp_unit;
     std::vector<std::pair<uintptr_t, size_t>> attached;  // dynamic windows
-    ucx_ifunc_context_h ctx;
-    int slot;
+    ucx_ifunc_context_h ctx = nullptr;
+    int slot = -1;  // the slot (AM ids) it holds in Runtime::slots; -1: none
     std::vector<ucp_ep_h> eps;       // by window rank
     std::vector<uint64_t> pending;   // X-ops in flight, by target
     std::vector<int> error;          // first error to report, by target
@@ -45,6 +55,7 @@ struct Window {
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;
     std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
+    std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
 
     // Whether code may run in this process on rank @p r's window memory.
@@ -73,6 +84,12 @@ void windows_forget_ifunc(MPIX_Ifunc f);
 
 // The plugin's runs_here hook: Window::runs_here().
 int window_runs_here(void *window, int rank);
+// The plugin's continue_at hook: the view of the running X-operation moves
+// to @p rank's window (mapped here), under its lock.
+int window_continue_at(void *window, struct xrdma_ctx *x, int rank);
+// Add the window accessors injected code calls (xrdma_target() ...) to the
+// plugin's runtime API (ucx_ifunc_register_runtime()).
+ucx_ifunc_status_t register_window_accessors();
 // Target side: the dispatch hook the window's context runs entries through.
 int window_dispatch(void *window, struct xrdma_ctx *x,
                     int (*entry)(struct xrdma_ctx *, const void *, size_t),

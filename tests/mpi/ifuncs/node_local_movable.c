@@ -21,13 +21,9 @@ XRDMA_IFUNC(append_movable) { return op_append(ctx, args, args_size); }
  * rank that stored it. */
 XRDMA_IFUNC(forward_store)
 {
-    int64_t hops;
-    if (args_size != sizeof(hops)) return 1;
-    memcpy(&hops, args, sizeof(hops));
-    if (hops > 0) {
-        hops--;
-        return xrdma_forward(ctx, (xrdma_rank(ctx) + 1) % xrdma_size(ctx), &hops, sizeof(hops)) != 0;
-    }
+    int64_t hops = hops_of(args, args_size);
+    if (hops < 0) return 1;
+    if (hops > 0) return forward_next(ctx, hops);
     size_t n, room;
     const void *in = xrdma_incoming(ctx, &n);
     void *t = xrdma_target(ctx, &room);
@@ -46,4 +42,29 @@ XRDMA_IFUNC(where)
     int64_t *base = xrdma_win_base(ctx, &bytes);
     int64_t out[3] = {xrdma_rank(ctx), (int64_t)bytes, base ? base[0] : -1};
     return xrdma_reply(ctx, out, sizeof(out)) != 0;
+}
+
+/* Xput: accumulate the incoming data into the target region at every rank
+ * of a chain of `hops` forwards (each to the next rank): a chain that
+ * continues in one process runs under each visited target's lock in turn. */
+XRDMA_IFUNC(acc_chain)
+{
+    int64_t hops = hops_of(args, args_size);
+    if (hops < 0) return 1;
+    if (op_accumulate(ctx) != 0) return 2;
+    return hops == 0 ? 0 : forward_next(ctx, hops);
+}
+
+/* A bug after hops: forwarded `hops` times (each to the next rank), then a
+ * null dereference. The hops that continue in one process run under the
+ * locks of the targets they visit; the fault must release the one it
+ * holds. (Quarantines this image where it faults: test_node_local runs it
+ * last.) */
+XRDMA_IFUNC(crash_after_hops)
+{
+    int64_t hops = hops_of(args, args_size);
+    if (hops < 0) return 1;
+    if (hops > 0) return forward_next(ctx, hops);
+    volatile int64_t *p = (volatile int64_t *)(uintptr_t)(hops > 1000000 ? 1 : 0);
+    return (int)*p;
 }

@@ -32,3 +32,20 @@ static inline int op_append(xrdma_ctx_t *ctx, const void *args, size_t args_size
     t[0]++;
     return 0;
 }
+
+/* Chains: the hop count an Xput carries as its argument (-1 if the
+ * argument is not one int64), and the forward to the next rank with one
+ * hop less. */
+static inline int64_t hops_of(const void *args, size_t args_size)
+{
+    int64_t hops;
+    if (args_size != sizeof(hops)) return -1;
+    memcpy(&hops, args, sizeof(hops));
+    return hops;
+}
+
+static inline int forward_next(xrdma_ctx_t *ctx, int64_t hops)
+{
+    hops--;
+    return xrdma_forward(ctx, (xrdma_rank(ctx) + 1) % xrdma_size(ctx), &hops, sizeof(hops)) != 0;
+}

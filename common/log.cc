@@ -1,6 +1,6 @@
-#include "log.h"
+#include "xrdma_common/log.h"
 
-#include "config.h"
+#include "xrdma_common/config.h"
 
 #include <cstdarg>
 #include <cstdio>

@@ -3,6 +3,7 @@
 // std::vector would add a memset of every new byte (a whole 1 MiB message).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -30,5 +31,25 @@ struct DefaultInitAllocator : std::allocator<T> {
 };
 
 using Bytes = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+
+// memcpy of non-overlapping ranges, inline for the few bytes of arguments
+// and headers on the hot path (a libc call costs more than the copy).
+inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+    auto *d = static_cast<unsigned char *>(dst);
+    auto *s = static_cast<const unsigned char *>(src);
+    if (n >= 16 && n <= 32) {
+        __builtin_memcpy(d, s, 16);
+        __builtin_memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8 && n < 16) {
+        __builtin_memcpy(d, s, 8);
+        __builtin_memcpy(d + n - 8, s + n - 8, 8);
+    } else {
+        __builtin_memcpy(d, s, n);
+    }
+}
+
+// @p v rounded up to a multiple of @p a (a > 0).
+constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace xrdma

@@ -1,0 +1,36 @@
+// The MPI layer's XRDMA_* knobs, with their defaults and meanings (printed by
+// xrdma_info -c, documented in xrdma_info(1) and xrdma(7)); the plugin's are
+// in ucx_plugin/knobs.cc. No MPI here: xrdma_info compiles this file too.
+#include "xrdma_common/config.h"
+
+namespace xrdma::mpi {
+
+namespace {
+
+const Knob knobs[] = {
+    {"XRDMA_PROGRESS_THREAD", "0",
+     "1: a progress thread (pinned with hwloc) runs arriving code while the application computes."},
+    {"XRDMA_PEER_FAILURE", "auto",
+     "Peer failure detection on MPI-layer endpoints: on, off, or auto (only to ranks on other hosts; "
+     "UCX detects failures over TCP, not shared memory). Operations to a failed peer end with MPIX_ERR_PEER."},
+    {"XRDMA_EXEC", "auto",
+     "Where X-operations run: auto (in the origin process when it can map the target's window memory: "
+     "node peers' MPI_Win_allocate/MPI_Win_allocate_shared windows, and the origin's own rank; movable "
+     "code only, see xrdma_ifunc(3)) or target (always as a message to the target process)."},
+    {"XRDMA_MAX_WINDOWS", "32736",
+     "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
+     "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
+    {"XRDMA_DEBUG_WINDOW_FAIL", "0",
+     "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
+     "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "
+     "MPI_ERR_WIN); 0: no injected failure."},
+    {nullptr, nullptr, nullptr},
+};
+
+// Before any static initialiser of the MPI layer could read a knob (the
+// plugin's library, where the registry is, is initialised first).
+__attribute__((constructor(101))) void register_knobs() { config_register(knobs); }
+
+}  // namespace
+
+}  // namespace xrdma::mpi

@@ -55,6 +55,15 @@ benchmarks_osu_xinvoke_cold_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xinvoke_cold_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_cold_DEPENDENCIES = $(COLD_IMAGES)
 
+# Warm Xgets from one rank during another rank's cold 1 MiB bitcode compile
+# at the same target (issue 15), 3 ranks.
+noinst_PROGRAMS += benchmarks/osu_xget_compile
+benchmarks_osu_xget_compile_SOURCES = benchmarks/osu_xget_compile.c $(OSU_BENCH_HDRS)
+benchmarks_osu_xget_compile_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_osu_xget_compile_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xget_compile_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xget_compile_DEPENDENCIES = benchmarks/cold_bitcode_1m.xfn benchmarks/osu_ifuncs.xfn
+
 # Images of about 4 KiB .. 1 MiB for osu_xinvoke_cold: a generated source
 # per kind and size, padded with incompressible data (gen-cold-ifunc), built
 # with only a native part, or only bitcode for this host's triple. An empty
@@ -129,7 +138,8 @@ CLEANFILES += $(BENCH_SUITE_IMAGES)
 # targets (benchmarks/summary). `make plot` alone redraws the charts.
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
-	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
+	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) \
+	benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \

@@ -10,10 +10,23 @@ namespace xrdma {
 
 namespace {
 
-// XRDMA_CODE: auto takes the native part for this triple if there is one,
-// else the bitcode part for it; native and bitcode take only that kind.
 ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std::unique_ptr<LoadedCode> *out,
                              std::string *why)
+{
+    std::string mode;
+    const PartView *part = choose_part(img, &mode);
+    if (part && part->kind == PartKind::native_elf) return load_native(img, label, out, why);
+    if (part) return load_bitcode(img, *part, label, out, why);
+    *why = "image has no part this target can run (XRDMA_CODE=" + mode + ", target " + host_triple() +
+           "); the image has: " + describe_parts(img);
+    return UCX_IFUNC_ERR_NO_PART;
+}
+
+}  // namespace
+
+// XRDMA_CODE: auto takes the native part for this triple if there is one,
+// else the bitcode part for it; native and bitcode take only that kind.
+const PartView *choose_part(const ImageView &img, std::string *mode_out)
 {
     std::string mode = config_get("XRDMA_CODE");
     if (mode != "auto" && mode != "native" && mode != "bitcode") {
@@ -26,14 +39,10 @@ ucx_ifunc_status_t load_part(const ImageView &img, const std::string &label, std
         if (p.kind == PartKind::native_elf && !native) native = &p;
         if (p.kind == PartKind::llvm_bitcode && !bitcode) bitcode = &p;
     }
-    if (native && mode != "bitcode") return load_native(img, label, out, why);
-    if (bitcode && mode != "native") return load_bitcode(img, *bitcode, label, out, why);
-    *why = "image has no part this target can run (XRDMA_CODE=" + mode + ", target " + host_triple() +
-           "); the image has: " + describe_parts(img);
-    return UCX_IFUNC_ERR_NO_PART;
+    if (mode_out) *mode_out = mode;
+    if (native && mode != "bitcode") return native;
+    return bitcode && mode != "native" ? bitcode : nullptr;
 }
-
-}  // namespace
 
 void *CachedImage::entry(const std::string &name)
 {

@@ -44,6 +44,10 @@ struct CachedImage {
     void *entry(const std::string &name);
 };
 
+// The part of @p img this process runs (XRDMA_CODE decides between native
+// and bitcode), or nullptr; @p mode: the XRDMA_CODE in effect.
+const PartView *choose_part(const ImageView &img, std::string *mode = nullptr);
+
 class CodeCache {
 public:
     explicit CodeCache(size_t capacity) : capacity_(capacity ? capacity : 1) {}

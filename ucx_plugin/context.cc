@@ -4,6 +4,8 @@
 // quarantine), target.cc and origin.cc (the two sides of an invocation).
 #include "context.h"
 
+#include "compile_queue.h"
+
 #include "xrdma_common/config.h"
 #include "fault.h"
 #include "xrdma_common/free_list.h"
@@ -102,6 +104,7 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
         ucp_worker_progress(ctx->params.worker);
     }
     fail_pending(ctx, nullptr, "context destroyed before the reply arrived");
+    compile_queue_drop(ctx);
     forget_queued(ctx);
     delete ctx;
 }

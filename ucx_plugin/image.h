@@ -39,8 +39,10 @@ struct ImageView {
 // Validate @p bytes and fill @p out. Returns a distinct status per class of
 // damage: TRUNCATED, BAD_MAGIC, BAD_VERSION, BAD_LENGTH, HASH_MISMATCH, and
 // NO_ENTRY for an image without entries. @p why gets a readable cause.
+// Without @p check_hash the header's hash is taken as it is (a look at the
+// parts before the real parse, which checks it).
 ucx_ifunc_status_t image_parse(const uint8_t *bytes, size_t size, ImageView *out,
-                               std::string *why);
+                               std::string *why, bool check_hash = true);
 
 // What to write into an image.
 struct PartSpec {

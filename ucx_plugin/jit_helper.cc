@@ -2,11 +2,13 @@
 //
 // Requests and answers on one AF_UNIX stream socket (the helper's stdin):
 //   request  u32 magic 'XJH1', u32 opt level, u32 |what|, u64 |bitcode|, what, bitcode
-//   answer   i32 status, u32 |why|, u64 |object|, why, object
+//   answer   i32 status, u32 |why|, u64 |object|, u64 |meta|, why, object, meta
+//            (meta: what the module imports, for the target's symbol policy)
 // The helper's stderr is a pipe the target reads while it waits: what LLVM
 // printed before it aborted ends up in the op's error message.
 #include "jit_helper.h"
 
+#include "image.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "xrdma_config.h"
@@ -16,6 +18,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <mutex>
@@ -26,6 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <unordered_map>
 #include <vector>
 
 namespace xrdma {
@@ -35,6 +39,7 @@ namespace {
 constexpr uint32_t kMagic = 0x31484a58;           // "XJH1"
 constexpr uint64_t kMaxBytes = uint64_t(1) << 31;  // per bitcode or object
 constexpr const char kHelperFile[] = "xrdma-jit-helper";
+constexpr size_t kAnswerHeader = 24;  // status, |why|, |object|, |meta|
 
 // ---- both sides ------------------------------------------------------
 
@@ -92,77 +97,198 @@ std::string file_of(const void *addr)
     return dladdr(const_cast<void *>(addr), &info) && info.dli_fname ? info.dli_fname : "";
 }
 
+// One compile: its request (header and bitcode, written as the socket
+// takes it) and the result it ends in.
+struct Request {
+    std::string key, what;
+    std::string out;  // the request's bytes
+    size_t sent = 0;
+};
+
+struct Result {
+    bool done = false;
+    ucx_ifunc_status_t status = UCX_IFUNC_INPROGRESS;
+    std::string object, meta, why;
+    unsigned refs = 0;  // jit_helper_submit()s not yet released
+    unsigned waiting = 0;  // compile()s waiting for it
+};
+
 class Helper {
 public:
-    ucx_ifunc_status_t compile(const uint8_t *bc, size_t size, unsigned opt, const std::string &what,
-                               std::string *object, std::string *why)
+    void submit(const std::string &key, const uint8_t *bc, size_t size, unsigned opt, const std::string &what,
+                bool ref)
     {
         std::lock_guard<std::mutex> g(mu_);
-        if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == pid_) {  // died since (killed from outside)
-            pid_ = -1;
-            stop();
+        queue(key, bc, size, opt, what, ref);
+    }
+
+    unsigned poll_now()
+    {
+        std::unique_lock<std::mutex> g(mu_, std::try_to_lock);
+        if (!g.owns_lock()) return 0;  // a thread waits for a compile: it moves the queue along
+        return pump(0);
+    }
+
+    bool done(const std::string &key)
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        auto it = results_.find(key);
+        return it != results_.end() && it->second.done;
+    }
+
+    void release(const std::string &key)
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        auto it = results_.find(key);
+        if (it == results_.end()) return;
+        if (it->second.refs) it->second.refs--;
+        if (!it->second.refs && it->second.done) results_.erase(it);
+    }
+
+    ucx_ifunc_status_t compile(const std::string &key, const uint8_t *bc, size_t size, unsigned opt,
+                               const std::string &what, std::string *object, std::string *meta, std::string *why)
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        queue(key, bc, size, opt, what, false);
+        auto it = results_.find(key);
+        it->second.waiting++;
+        while (!it->second.done) pump(-1);
+        Result &r = it->second;
+        r.waiting--;
+        ucx_ifunc_status_t st = r.status;
+        if (st == UCX_IFUNC_OK) {
+            *object = r.object;
+            *meta = r.meta;
+        } else {
+            *why = r.why;
         }
-        if (pid_ < 0) {
-            ucx_ifunc_status_t st = start(why);
-            if (st != UCX_IFUNC_OK) return st;
+        if (!r.refs && !r.waiting) results_.erase(it);  // nobody else waits for it
+        return st;
+    }
+
+private:
+    // Queue a compile of @p key unless one is queued or done.
+    void queue(const std::string &key, const uint8_t *bc, size_t size, unsigned opt, const std::string &what,
+               bool ref)
+    {
+        auto ins = results_.emplace(key, Result{});
+        if (ref) ins.first->second.refs++;
+        if (!ins.second) return;
+        if (size > kMaxBytes) {
+            ins.first->second.done = true;
+            ins.first->second.status = UCX_IFUNC_ERR_BAD_CODE;
+            ins.first->second.why = what + " is too large to compile";
+            return;
         }
-        std::string req;
+        Request rq;
+        rq.key = key;
+        rq.what = what;
         uint32_t hdr[3] = {kMagic, opt, uint32_t(what.size())};
         uint64_t n = size;
-        put(&req, hdr, sizeof(hdr));
-        put(&req, &n, sizeof(n));
-        req += what;
-        err_tail_.clear();
-        if (!send_all(fd_, req.data(), req.size()) || !send_all(fd_, bc, size))
-            return died("while receiving " + what, why);
-        const double limit = atof(config_get("XRDMA_JIT_TIMEOUT"));
-        const double deadline = limit > 0 ? now() + limit : 0;
-        std::string ans;
-        size_t want = 16;  // status, |why|, |object|
-        bool have_header = false;
-        while (ans.size() < want) {
-            int wait_ms = -1;
-            if (deadline > 0) {
-                double left = deadline - now();
-                if (left <= 0) {
-                    stop();
-                    *why = "compiling " + what + " took longer than XRDMA_JIT_TIMEOUT=" +
-                           config_get("XRDMA_JIT_TIMEOUT") + " s: the compiler was stopped";
-                    return UCX_IFUNC_ERR_BAD_CODE;
-                }
-                wait_ms = int(left * 1000) + 1;
+        rq.out.reserve(sizeof(hdr) + sizeof(n) + what.size() + size);
+        put(&rq.out, hdr, sizeof(hdr));
+        put(&rq.out, &n, sizeof(n));
+        rq.out += what;
+        put(&rq.out, bc, size);
+        requests_.push_back(std::move(rq));
+    }
+
+    // The request in front ended with @p st.
+    unsigned finish(ucx_ifunc_status_t st, std::string object, std::string why, std::string meta = "")
+    {
+        Result &r = results_[requests_.front().key];
+        r.done = true;
+        r.status = st;
+        r.object = std::move(object);
+        r.meta = std::move(meta);
+        r.why = std::move(why);
+        if (!r.refs && !r.waiting) results_.erase(requests_.front().key);  // all who asked are gone
+        requests_.pop_front();
+        started_ = false;
+        return 1;
+    }
+
+    // Move the front request along: wait up to @p wait_ms (-1: until
+    // something happens) for the helper; the number of requests finished.
+    unsigned pump(int wait_ms)
+    {
+        if (requests_.empty()) return 0;
+        Request &rq = requests_.front();
+        if (!started_) {
+            if (pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == pid_) {  // died since (killed from outside)
+                pid_ = -1;
+                stop();
             }
-            struct pollfd pf[2] = {{fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-            int r = poll(pf, 2, wait_ms);
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) return died("while compiling " + what, why);
-            if (pf[1].revents) drain_stderr();
-            if (!pf[0].revents) continue;
+            if (pid_ < 0) {
+                std::string why;
+                ucx_ifunc_status_t st = start(&why);
+                if (st != UCX_IFUNC_OK) return finish(st, "", why);
+            }
+            started_ = true;
+            const double limit = atof(config_get("XRDMA_JIT_TIMEOUT"));
+            deadline_ = limit > 0 ? now() + limit : 0;
+            ans_.clear();
+            want_ = kAnswerHeader;
+            have_header_ = false;
+            err_tail_.clear();
+        }
+        if (deadline_ > 0) {
+            double left = deadline_ - now();
+            if (left <= 0) {
+                stop();
+                return finish(UCX_IFUNC_ERR_BAD_CODE, "",
+                              "compiling " + rq.what + " took longer than XRDMA_JIT_TIMEOUT=" +
+                                  config_get("XRDMA_JIT_TIMEOUT") + " s: the compiler was stopped");
+            }
+            if (wait_ms < 0 || left * 1000 < wait_ms) wait_ms = int(left * 1000) + 1;
+        }
+        const bool writing = rq.sent < rq.out.size();
+        struct pollfd pf[2] = {{fd_, short(POLLIN | (writing ? POLLOUT : 0)), 0}, {err_fd_, POLLIN, 0}};
+        int r = poll(pf, 2, wait_ms);
+        if (r < 0 && errno == EINTR) return 0;
+        if (r < 0) return died("while compiling " + rq.what);
+        if (pf[1].revents) drain_stderr();
+        if (writing && (pf[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            while (rq.sent < rq.out.size()) {  // a dead helper: EPIPE, not SIGPIPE
+                ssize_t k = send(fd_, rq.out.data() + rq.sent, rq.out.size() - rq.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (k < 0 && errno == EINTR) continue;
+                if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+                if (k <= 0) return died("while receiving " + rq.what);
+                rq.sent += size_t(k);
+            }
+            if (rq.sent == rq.out.size()) std::string().swap(rq.out);  // sent: free the copy
+        }
+        if (!(pf[0].revents & (POLLIN | POLLERR | POLLHUP))) return 0;
+        while (ans_.size() < want_) {
             char buf[65536];
-            ssize_t k = recv(fd_, buf, std::min(sizeof(buf), want - ans.size()), 0);
+            ssize_t k = recv(fd_, buf, std::min(sizeof(buf), want_ - ans_.size()), MSG_DONTWAIT);
             if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) return died("while compiling " + what, why);
-            ans.append(buf, size_t(k));
-            if (!have_header && ans.size() >= 16) {
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+            if (k <= 0) return died("while compiling " + rq.what);
+            ans_.append(buf, size_t(k));
+            if (!have_header_ && ans_.size() >= kAnswerHeader) {
                 uint32_t why_len;
-                uint64_t obj_len;
-                memcpy(&why_len, ans.data() + 4, 4);
-                memcpy(&obj_len, ans.data() + 8, 8);
-                if (why_len > 65536 || obj_len > kMaxBytes) return died("(malformed answer)", why);
-                want = 16 + size_t(why_len) + size_t(obj_len);
-                have_header = true;
+                uint64_t obj_len, meta_len;
+                memcpy(&why_len, ans_.data() + 4, 4);
+                memcpy(&obj_len, ans_.data() + 8, 8);
+                memcpy(&meta_len, ans_.data() + 16, 8);
+                if (why_len > 65536 || obj_len > kMaxBytes || meta_len > kMaxBytes) return died("(malformed answer)");
+                want_ = kAnswerHeader + size_t(why_len) + size_t(obj_len) + size_t(meta_len);
+                ans_.reserve(want_);
+                have_header_ = true;
             }
         }
         int32_t status;
         uint32_t why_len;
-        memcpy(&status, ans.data(), 4);
-        memcpy(&why_len, ans.data() + 4, 4);
-        if (status != UCX_IFUNC_OK) {
-            why->assign(ans, 16, why_len);
-            return ucx_ifunc_status_t(status);
-        }
-        object->assign(ans, 16 + why_len, std::string::npos);
-        return UCX_IFUNC_OK;
+        uint64_t obj_len;
+        memcpy(&status, ans_.data(), 4);
+        memcpy(&why_len, ans_.data() + 4, 4);
+        memcpy(&obj_len, ans_.data() + 8, 8);
+        std::string ans;
+        ans.swap(ans_);
+        if (status != UCX_IFUNC_OK) return finish(ucx_ifunc_status_t(status), "", ans.substr(kAnswerHeader, why_len));
+        const size_t obj_at = kAnswerHeader + why_len;
+        return finish(UCX_IFUNC_OK, ans.substr(obj_at, obj_len), "", ans.substr(obj_at + obj_len));
     }
 
 private:
@@ -270,7 +396,8 @@ private:
         return status;
     }
 
-    ucx_ifunc_status_t died(const std::string &when, std::string *why)
+    // The helper died (or must): the request in front fails.
+    unsigned died(const std::string &when)
     {
         // It may still be writing its last words: give it a moment to exit.
         for (int i = 0; i < 100 && pid_ > 0; ++i) {
@@ -278,14 +405,14 @@ private:
             if (waitpid(pid_, &st, WNOHANG) == pid_) {
                 pid_ = -1;
                 stop();
-                return report(st, when, why);
+                return finish(UCX_IFUNC_ERR_BAD_CODE, "", report(st, when));
             }
             usleep(1000);
         }
-        return report(stop(), when, why);
+        return finish(UCX_IFUNC_ERR_BAD_CODE, "", report(stop(), when));
     }
 
-    ucx_ifunc_status_t report(int status, const std::string &when, std::string *why)
+    std::string report(int status, const std::string &when)
     {
         std::string how = "died";
         if (status != -1 && WIFSIGNALED(status)) {
@@ -301,15 +428,22 @@ private:
         if (nl != std::string::npos) last.erase(0, nl + 1);
         for (char &c : last)
             if (c == '\n') c = ' ';
-        *why = "the bitcode compiler " + how + " " + when + (last.empty() ? "" : ": " + last) +
+        last = printable(last, last.size());  // what LLVM printed may quote the bitcode
+        return "the bitcode compiler " + how + " " + when + (last.empty() ? "" : ": " + last) +
                " (it is started again for the next image)";
-        return UCX_IFUNC_ERR_BAD_CODE;
     }
 
     std::mutex mu_;
     pid_t pid_ = -1;
     int fd_ = -1, err_fd_ = -1;
     std::string err_tail_;
+    std::deque<Request> requests_;  // the front one is the helper's once started_
+    std::unordered_map<std::string, Result> results_;
+    bool started_ = false;
+    double deadline_ = 0;
+    std::string ans_;  // the front request's answer so far
+    size_t want_ = kAnswerHeader;
+    bool have_header_ = false;
 };
 
 Helper &the_helper()
@@ -322,14 +456,21 @@ Helper &the_helper()
 
 bool jit_helper_enabled() { return strcmp(config_get("XRDMA_JIT_HELPER"), "none") != 0; }
 
-ucx_ifunc_status_t jit_helper_compile(const uint8_t *bitcode, size_t size, unsigned opt_level,
-                                      const std::string &what, std::string *object, std::string *why)
+void jit_helper_submit(const std::string &key, const uint8_t *bitcode, size_t size, unsigned opt_level,
+                       const std::string &what)
 {
-    if (size > kMaxBytes) {
-        *why = what + " is too large to compile";
-        return UCX_IFUNC_ERR_BAD_CODE;
-    }
-    return the_helper().compile(bitcode, size, opt_level, what, object, why);
+    the_helper().submit(key, bitcode, size, opt_level, what, true);
+}
+
+unsigned jit_helper_poll() { return the_helper().poll_now(); }
+bool jit_helper_done(const std::string &key) { return the_helper().done(key); }
+void jit_helper_release(const std::string &key) { the_helper().release(key); }
+
+ucx_ifunc_status_t jit_helper_compile(const std::string &key, const uint8_t *bitcode, size_t size,
+                                      unsigned opt_level, const std::string &what, std::string *object,
+                                      std::string *meta, std::string *why)
+{
+    return the_helper().compile(key, bitcode, size, opt_level, what, object, meta, why);
 }
 
 int jit_helper_serve(int fd, JitCompileFn compile)
@@ -342,19 +483,21 @@ int jit_helper_serve(int fd, JitCompileFn compile)
         std::string what(hdr[2], '\0');
         std::vector<uint8_t> bc(n);
         if (!read_all(fd, what.data(), what.size()) || !read_all(fd, bc.data(), bc.size())) return 2;
-        std::string object, why;
-        ucx_ifunc_status_t st = compile(bc.data(), bc.size(), hdr[1], what, &object, &why);
+        std::string object, meta, why;
+        ucx_ifunc_status_t st = compile(bc.data(), bc.size(), hdr[1], what, &object, &meta, &why);
         if (why.size() > 65536) why.resize(65536);
         std::string ans;
         int32_t status = st;
         uint32_t why_len = uint32_t(st == UCX_IFUNC_OK ? 0 : why.size());
-        uint64_t obj_len = st == UCX_IFUNC_OK ? object.size() : 0;
+        uint64_t obj_len = st == UCX_IFUNC_OK ? object.size() : 0, meta_len = st == UCX_IFUNC_OK ? meta.size() : 0;
         put(&ans, &status, 4);
         put(&ans, &why_len, 4);
         put(&ans, &obj_len, 8);
+        put(&ans, &meta_len, 8);
         if (st != UCX_IFUNC_OK) ans += why;
         if (!send_all(fd, ans.data(), ans.size())) return 3;
-        if (st == UCX_IFUNC_OK && !send_all(fd, object.data(), object.size())) return 3;
+        if (st == UCX_IFUNC_OK && (!send_all(fd, object.data(), object.size()) || !send_all(fd, meta.data(), meta.size())))
+            return 3;
     }
 }
 

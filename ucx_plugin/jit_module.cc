@@ -180,6 +180,30 @@ std::string jit_cache_key(const Hash &hash)
     return m ? m->cache_key(hash) : std::string();
 }
 
+ucx_ifunc_status_t jit_compile_start(const ImageView &img, const PartView &part, const std::string &label,
+                                     std::string *key)
+{
+    const JitModule *m = module(nullptr);
+    return m ? m->compile_start(img, part, label, key) : UCX_IFUNC_OK;  // (load_bitcode() says why not)
+}
+
+unsigned jit_compile_poll()
+{
+    const JitModule *m = module_if_loaded();
+    return m ? m->compile_poll() : 0;
+}
+
+bool jit_compile_done(const std::string &key)
+{
+    const JitModule *m = module_if_loaded();
+    return !m || m->compile_done(key);
+}
+
+void jit_compile_release(const std::string &key)
+{
+    if (const JitModule *m = module_if_loaded()) m->compile_release(key);
+}
+
 bool jit_module_loaded() { return module_if_loaded() != nullptr; }
 
 }  // namespace xrdma

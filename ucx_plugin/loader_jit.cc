@@ -15,16 +15,19 @@
 // Compiles run in the compile helper process (jit_helper.h: compile_object()
 // is its side) and the target links the object file it returns, as it links
 // one from XRDMA_JIT_CACHE_DIR; XRDMA_JIT_HELPER=none compiles in process
-// (add_bitcode()). Either way the calling thread (the target's progress)
-// waits: a compile stalls other traffic for exactly its own duration, and
-// never waits for anything but the compile. A thread that asks for an image
-// another thread is compiling waits for that result instead of compiling it
-// again.
+// (add_bitcode()). A target's progress does not wait for the helper: it
+// starts the compile (compile_start()), parks the X-op and polls
+// (compile_queue.h), and loads the image here once the object is there. A
+// load that finds no finished compile waits for one (in process: always). A
+// thread that asks for an image another thread is compiling waits for that
+// result instead of compiling it again.
 //
 // Everything from the image is untrusted: the bitcode is parsed, its triple
 // checked against this process and the IR verified before LLVM generates code
-// (parse_checked(), on both paths). Only the imports, for XRDMA_SYMBOLS, are
-// read in the target: lazily, declarations only.
+// (parse_checked(), on both paths). With the helper the target never parses
+// bitcode (LLVM's reader can abort the process): the helper returns the
+// imports, for XRDMA_SYMBOLS, with the object (and the disk cache keeps them
+// beside it). In process, the imports are read lazily, declarations only.
 // libtool compiles shared objects with -DPIC, a name LLVM's headers use.
 #undef PIC
 
@@ -180,9 +183,18 @@ public:
     std::unique_ptr<MemoryBuffer> getObject(const Module *) override { return nullptr; }
 
     std::string path_of(const std::string &key) const { return dir + "/" + key + ".o"; }
+    // What the object imports (as the compile helper returns it): a target
+    // that compiles in the helper never reads bitcode itself.
+    std::string imports_path_of(const std::string &key) const { return dir + "/" + key + ".imports"; }
+
+    void store(const std::string &key, MemoryBufferRef obj) { store_file(path_of(key), obj); }
+    void store_imports(const std::string &key, const std::string &meta)
+    {
+        store_file(imports_path_of(key), MemoryBufferRef(meta, key));
+    }
 
     // Written beside its final name and renamed: a reader never sees half.
-    void store(const std::string &key, MemoryBufferRef obj)
+    void store_file(const std::string &path, MemoryBufferRef obj)
     {
         if (std::error_code ec = sys::fs::create_directories(dir)) {
             XRDMA_WARN("XRDMA_JIT_CACHE_DIR=%s: %s; compiled code is not cached on disk", dir.c_str(),
@@ -190,7 +202,6 @@ public:
             return;
         }
         static std::atomic<unsigned> seq{0};
-        const std::string path = path_of(key);
         const std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(seq++);
         int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         bool ok = fd >= 0;
@@ -208,7 +219,7 @@ public:
             unlink(tmp.c_str());
             return;
         }
-        XRDMA_DEBUG("cached compiled code in %s (%zu bytes)", path.c_str(), obj.getBufferSize());
+        XRDMA_DEBUG("cached %s (%zu bytes)", path.c_str(), obj.getBufferSize());
     }
 };
 
@@ -239,6 +250,10 @@ struct JitImage {
     std::shared_ptr<CodeRanges> ranges = std::make_shared<CodeRanges>();
     std::mutex mu;
     std::unordered_map<std::string, void *> symbols;  // the image's entries, then any asked for
+    // What XRDMA_SYMBOLS decides on for every load of it, and why it may run
+    // only here (LoadedCode::why_pinned).
+    std::vector<std::string> imports;
+    std::string pinned;
 
     explicit JitImage(Jit *j) : jit(j) {}
     // Entries are resolved at load; other symbols (the published API's
@@ -431,13 +446,15 @@ void optimize(JITTargetMachineBuilder &jtmb, unsigned opt_level, Module &m)
     pb.buildPerModuleDefaultPipeline(level).run(m, mam);
 }
 
+// LLVM's message, on one line and printable: it quotes names and attribute
+// values from the (untrusted) bitcode (fuzz_bitcode found raw bytes in one).
 std::string first_lines(const std::string &s, size_t max = 400)
 {
     std::string out = s.substr(0, max);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     for (char &c : out)
         if (c == '\n') c = ' ';
-    return s.size() > max ? out + "..." : out;
+    return printable(out, max) + (s.size() > max ? "..." : "");
 }
 
 // What the module's code binds to outside itself (XRDMA_SYMBOLS decides):
@@ -463,7 +480,7 @@ std::string why_pinned(const Module &m, const std::vector<std::string> &imports)
     if (!pin.empty()) return "it calls " + pin;
     for (const GlobalVariable &g : m.globals())
         if (!g.isDeclaration() && !g.isConstant() && !g.getName().startswith("llvm."))
-            return "it has writable data: global '" + g.getName().str() + "'";
+            return "it has writable data: global '" + printable(g.getName().str(), 64) + "'";
     return "";
 }
 
@@ -502,11 +519,12 @@ ucx_ifunc_status_t parse_checked(const uint8_t *data, size_t size, const std::st
     }
     const Triple mt(m.getTargetTriple()), pt(triple);
     if (mt.getArch() != pt.getArch() || mt.getOS() != pt.getOS()) {
-        *why = what + " holds a module for '" + m.getTargetTriple() + "', not for this process (" + triple + ")";
+        *why = what + " holds a module for '" + printable(m.getTargetTriple(), 64) + "', not for this process (" +
+               triple + ")";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
     if (!m.getDataLayout().isDefault() && m.getDataLayout() != dl) {
-        *why = what + " has data layout '" + m.getDataLayoutStr() + "', this process needs '" +
+        *why = what + " has data layout '" + printable(m.getDataLayoutStr(), 200) + "', this process needs '" +
                dl.getStringRepresentation() + "'";
         return UCX_IFUNC_ERR_BAD_CODE;
     }
@@ -566,10 +584,80 @@ bool object_entries(MemoryBufferRef buf, const ImageView &img, std::vector<std::
     return true;
 }
 
+// The libraries a library-list part names are loaded before the bitcode is
+// linked: their constructors run, so the policy decides (a linker script
+// loads nothing).
+ucx_ifunc_status_t check_libraries(const ImageView &img, std::string *why)
+{
+    for (const std::string &lib : listed_libraries(img)) {
+        if (is_linker_script(lib)) continue;
+        ucx_ifunc_status_t st = policy_check_library(lib, why);
+        if (st != UCX_IFUNC_OK) return st;
+    }
+    return UCX_IFUNC_OK;
+}
+
+// What the policy needs of the bitcode, read here: its imports, from the
+// declarations of a lazily read module (function bodies are skipped, but a
+// large constant is read: a compile in the helper returns the same, so a
+// target avoids this). Bitcode that does not even parse is reported by the
+// compile.
+void read_imports(const PartView &part, const std::string &label, std::vector<std::string> *imports,
+                  std::string *pinned)
+{
+    *pinned = "its bitcode does not parse";
+    LLVMContext lctx;
+    MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
+    auto lazy = getLazyBitcodeModule(ref, lctx);
+    if (!lazy) {
+        consumeError(lazy.takeError());
+        return;
+    }
+    *imports = ir_imports(**lazy);
+    *pinned = why_pinned(**lazy, *imports);
+}
+
+// What the helper returns beside the object (compile_object()): why the code
+// is pinned, then its imports, each as <length>:<bytes> (names may hold any
+// byte).
+std::string encode_imports(const std::vector<std::string> &imports, const std::string &pinned)
+{
+    std::string meta = std::to_string(pinned.size()) + ":" + pinned;
+    for (const std::string &i : imports) meta += std::to_string(i.size()) + ":" + i;
+    return meta;
+}
+
+// False if @p meta is not what encode_imports() writes.
+bool decode_imports(const std::string &meta, std::vector<std::string> *imports, std::string *pinned)
+{
+    imports->clear();
+    for (size_t at = 0, n = 0; at < meta.size(); ++n) {
+        size_t colon = meta.find(':', at);
+        if (colon == std::string::npos || colon == at || colon - at > 10) return false;
+        unsigned long long len = 0;
+        for (size_t i = at; i < colon; ++i) {
+            if (meta[i] < '0' || meta[i] > '9') return false;
+            len = len * 10 + unsigned(meta[i] - '0');
+        }
+        if (len > meta.size() - colon - 1) return false;
+        (n == 0 ? *pinned : imports->emplace_back()) = meta.substr(colon + 1, len);
+        at = colon + 1 + len;
+    }
+    return true;
+}
+
+// @p checked: the imports were read and checked already (in @p ji_imports,
+// @p ji_pinned); else they come with the helper's object, or are read now,
+// and are checked before anything is linked (unless @p trusted).
 ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, const std::string &label,
-                         const std::string &key, std::shared_ptr<JitImage> *out, std::string *why)
+                         const std::string &key, bool trusted, bool checked, std::vector<std::string> imports,
+                         std::string pinned, std::shared_ptr<JitImage> *out, std::string *why)
 {
     auto ji = std::make_shared<JitImage>(&jit);
+    auto check = [&]() {
+        checked = true;
+        return trusted ? UCX_IFUNC_OK : policy_check_imports(imports, why);
+    };
     uint64_t id;
     {
         std::lock_guard<std::mutex> g(jit.mu);
@@ -586,7 +674,11 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
 
     std::vector<std::string> defined;
     bool from_disk = false;
-    if (!jit.cache->dir.empty()) {
+    // A cached object is used with its imports file; without one only by a
+    // target that reads bitcode itself (XRDMA_JIT_HELPER=none).
+    auto meta_file = jit.cache->dir.empty() ? nullptr
+                                            : MemoryBuffer::getFile(jit.cache->imports_path_of(key), false, false);
+    if (!jit.cache->dir.empty() && (meta_file || !jit_helper_enabled())) {
         const std::string path = jit.cache->path_of(key);
         auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
         if (buf) {
@@ -604,14 +696,34 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
             }
         }
     }
+    if (from_disk && meta_file && !checked) {
+        if (!decode_imports((*meta_file)->getBuffer().str(), &imports, &pinned)) {
+            *why = jit.cache->imports_path_of(key) + " is damaged: remove it";
+            return UCX_IFUNC_ERR_LINK;
+        }
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
     bool compiled_here = false;
+    if (!checked && !from_disk && !jit_helper_enabled()) {  // compiled here: read here
+        read_imports(part, label, &imports, &pinned);
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
     if (!from_disk && jit_helper_enabled()) {
         // Out of process (jit_helper.h): an abort, crash or runaway compile
         // ends only this image. The object is linked like a cached one.
         const std::string what = "bitcode part for " + std::string(part.triple);
-        std::string object;
-        ucx_ifunc_status_t st = jit_helper_compile(part.data, part.size, jit.opt_level, what, &object, why);
+        std::string object, meta;
+        ucx_ifunc_status_t st = jit_helper_compile(key, part.data, part.size, jit.opt_level, what, &object, &meta, why);
         if (st != UCX_IFUNC_OK) return st;
+        if (!checked) {
+            if (!decode_imports(meta, &imports, &pinned)) {
+                *why = "the compile helper returned no imports for the " + what;
+                return UCX_IFUNC_ERR_LINK;
+            }
+            if ((st = check()) != UCX_IFUNC_OK) return st;
+        }
         auto buf = MemoryBuffer::getMemBufferCopy(object, kModulePrefix + key);
         if (!object_entries(buf->getMemBufferRef(), img, &defined)) {
             *why = "the compile helper returned no object file for the " + what;
@@ -623,11 +735,22 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
         }
         n_compiles++;
         compiled_here = true;
-        if (!jit.cache->dir.empty()) jit.cache->store(key, MemoryBufferRef(object, key));
+        if (!jit.cache->dir.empty()) {
+            jit.cache->store_imports(key, meta);  // first: an object is used only with it
+            jit.cache->store(key, MemoryBufferRef(object, key));
+        }
     } else if (!from_disk) {
+        if (!jit.cache->dir.empty()) jit.cache->store_imports(key, encode_imports(imports, pinned));
         ucx_ifunc_status_t st = add_bitcode(jit, *ji->jd, img, part, key, &defined, why);
         if (st != UCX_IFUNC_OK) return st;
     }
+    if (!checked) {  // from disk without an imports file, compiled in process
+        read_imports(part, label, &imports, &pinned);
+        ucx_ifunc_status_t st = check();
+        if (st != UCX_IFUNC_OK) return st;
+    }
+    ji->imports = std::move(imports);
+    ji->pinned = std::move(pinned);
 
     // Libraries the image lists (the published API's <name>.deps) go into
     // the process first, where the symbol search finds them. Like the
@@ -675,7 +798,7 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
 // The compile helper's work (jit_helper.h): bitcode to an object file for
 // this machine, with the checks of the in-process path.
 ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_level, const std::string &what,
-                                  std::string *object, std::string *why)
+                                  std::string *object, std::string *meta, std::string *why)
 {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -701,6 +824,8 @@ ucx_ifunc_status_t compile_object(const uint8_t *bc, size_t size, unsigned opt_l
     ucx_ifunc_status_t st = parse_checked(bc, size, what, ctx, jtmb->getTargetTriple().str(),
                                           (*tm)->createDataLayout(), &m, why);
     if (st != UCX_IFUNC_OK) return st;
+    const std::vector<std::string> imports = ir_imports(*m);  // before the optimiser adds or drops any
+    *meta = encode_imports(imports, why_pinned(*m, imports));
     optimize(*jtmb, std::min(opt_level, 3u), *m);
     if (m->getDataLayout().isDefault()) m->setDataLayout((*tm)->createDataLayout());
     SimpleCompiler compile(**tm);
@@ -724,41 +849,10 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
 {
     // XRDMA_SYMBOLS decides for every load, whether the code is compiled,
     // shared or read from the disk cache (written under another policy
-    // perhaps): the imports come from the bitcode's declarations, read
-    // lazily (function bodies are skipped). Bitcode that does not even parse
-    // is reported by the compile below.
-    std::string pinned = "its bitcode does not parse";
-    {
-        LLVMContext lctx;
-        MemoryBufferRef ref(StringRef(reinterpret_cast<const char *>(part.data), part.size), label);
-        auto lazy = getLazyBitcodeModule(ref, lctx);
-        if (lazy) {
-            std::vector<std::string> imports = ir_imports(**lazy);
-            if (!trusted) {
-                ucx_ifunc_status_t st = policy_check_imports(imports, why);
-                if (st != UCX_IFUNC_OK) return st;
-            }
-            pinned = why_pinned(**lazy, imports);
-        } else {
-            consumeError(lazy.takeError());
-        }
-    }
-    auto result = [&](ucx_ifunc_status_t st) {
-        if (st == UCX_IFUNC_OK) {
-            (*out)->why_pinned = pinned;
-            (*out)->movable = pinned.empty();
-        }
-        return st;
-    };
+    // perhaps), on the code's imports.
     if (!trusted) {
-        // The libraries a library-list part names are loaded before the
-        // bitcode is linked: their constructors run, so the policy decides
-        // (a linker script loads nothing).
-        for (const std::string &lib : listed_libraries(img)) {
-            if (is_linker_script(lib)) continue;
-            ucx_ifunc_status_t st = policy_check_library(lib, why);
-            if (st != UCX_IFUNC_OK) return st;
-        }
+        ucx_ifunc_status_t st = check_libraries(img, why);
+        if (st != UCX_IFUNC_OK) return st;
     }
     std::string err;
     Jit *jit = the_jit(&err);
@@ -767,15 +861,43 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         return UCX_IFUNC_ERR_LINK;
     }
     const std::string key = key_of(*jit, img.hash);
+    // With the compile helper the target never reads bitcode itself: LLVM's
+    // reader aborts the process on some malformed input (fuzz_bitcode found
+    // one), and a large constant takes long to read (compile_queue.h). The
+    // helper returns the imports with the object; the policy decides on them
+    // before anything is linked. Compiling in process (XRDMA_JIT_HELPER=none)
+    // they are read first, and a refused image is not compiled.
+    std::vector<std::string> imports;
+    std::string pinned;
+    const bool checked = !jit_helper_enabled();
+    if (checked) {
+        read_imports(part, label, &imports, &pinned);
+        if (!trusted) {
+            ucx_ifunc_status_t st = policy_check_imports(imports, why);
+            if (st != UCX_IFUNC_OK) return st;
+        }
+    }
+    auto result = [&](ucx_ifunc_status_t st, const std::shared_ptr<JitImage> &ji) {
+        if (st == UCX_IFUNC_OK) {
+            *out = std::make_unique<JitCode>(ji);
+            (*out)->why_pinned = ji->pinned;
+            (*out)->movable = ji->pinned.empty();
+        }
+        return st;
+    };
     {
         std::unique_lock<std::mutex> lk(jit->mu);
         for (;;) {
             auto it = jit->live.find(key);
             if (it != jit->live.end()) {
                 if (auto shared = it->second.lock()) {
+                    lk.unlock();
+                    if (!checked && !trusted) {
+                        ucx_ifunc_status_t st = policy_check_imports(shared->imports, why);
+                        if (st != UCX_IFUNC_OK) return st;
+                    }
                     n_shared++;
-                    *out = std::make_unique<JitCode>(std::move(shared));
-                    return result(UCX_IFUNC_OK);
+                    return result(UCX_IFUNC_OK, shared);
                 }
                 jit->live.erase(it);
             }
@@ -785,15 +907,40 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
         jit->compiling.insert(key);
     }
     std::shared_ptr<JitImage> ji;
-    ucx_ifunc_status_t st = build(*jit, img, part, label, key, &ji, why);
+    ucx_ifunc_status_t st = build(*jit, img, part, label, key, trusted, checked, std::move(imports),
+                                  std::move(pinned), &ji, why);
     {
         std::lock_guard<std::mutex> g(jit->mu);
         jit->compiling.erase(key);
         if (st == UCX_IFUNC_OK) jit->live[key] = ji;
     }
     jit->cv.notify_all();
-    if (st == UCX_IFUNC_OK) *out = std::make_unique<JitCode>(std::move(ji));
-    return result(st);
+    return result(st, ji);
+}
+
+// A compile the target's progress need not wait for (compile_queue.h): sent
+// to the helper now if the image is neither compiled in this process nor on
+// disk. UCX_IFUNC_INPROGRESS with its @p key; UCX_IFUNC_OK for "load it now"
+// (no compile, or no helper). The bitcode is not read here (XRDMA_SYMBOLS
+// decides on the imports the compile returns, before anything is linked).
+ucx_ifunc_status_t compile_start(const ImageView &img, const PartView &part, const std::string &,
+                                 std::string *key)
+{
+    if (!jit_helper_enabled()) return UCX_IFUNC_OK;
+    Jit *jit = the_jit(nullptr);
+    if (!jit) return UCX_IFUNC_OK;
+    *key = key_of(*jit, img.hash);
+    {
+        std::lock_guard<std::mutex> g(jit->mu);
+        auto it = jit->live.find(*key);
+        if ((it != jit->live.end() && !it->second.expired()) || jit->compiling.count(*key)) return UCX_IFUNC_OK;
+    }
+    if (!jit->cache->dir.empty() && access(jit->cache->path_of(*key).c_str(), R_OK) == 0 &&
+        access(jit->cache->imports_path_of(*key).c_str(), R_OK) == 0)
+        return UCX_IFUNC_OK;
+    if (jit_helper_done(*key)) return UCX_IFUNC_OK;  // compiled: load_bitcode() takes it
+    jit_helper_submit(*key, part.data, part.size, jit->opt_level, "bitcode part for " + std::string(part.triple));
+    return UCX_IFUNC_INPROGRESS;
 }
 
 JitCounters jit_counters() { return JitCounters{n_compiles.load(), n_cache_loads.load(), n_shared.load()}; }
@@ -855,6 +1002,7 @@ extern "C" __attribute__((visibility("default"))) const xrdma::JitModule *xrdma_
         sizeof(xrdma::JitModule), xrdma::kJitModuleVersion, PACKAGE_VERSION,
         xrdma::jit::load_bitcode, xrdma::jit::jit_counters, xrdma::jit::bitcode_entries,
         xrdma::jit::jit_target_description, xrdma::jit::jit_cache_key,
+        xrdma::jit::compile_start, xrdma::jit_helper_poll, xrdma::jit_helper_done, xrdma::jit_helper_release,
     };
     return &table;
 }

@@ -48,6 +48,21 @@ ucx_ifunc_status_t bitcode_entries(const uint8_t *data, size_t size, std::vector
 std::string jit_target_description();
 std::string jit_cache_key(const Hash &hash);
 
+// Compiles the target's progress does not wait for (compile_queue.h), in
+// the compile helper. jit_compile_start(): UCX_IFUNC_INPROGRESS if the
+// compile of bitcode part @p part of @p img started (or was under way), with
+// the @p key to ask about it; UCX_IFUNC_OK if load_bitcode() should be called
+// now (nothing to compile, no helper, or an error it reports at once).
+// jit_compile_poll() moves compiles along without blocking (the number that
+// finished); once jit_compile_done(key), load_bitcode() links the result (or
+// fails with its error) without waiting. jit_compile_release(): one
+// jit_compile_start() of @p key is done with its result.
+ucx_ifunc_status_t jit_compile_start(const ImageView &img, const PartView &part, const std::string &label,
+                                     std::string *key);
+unsigned jit_compile_poll();
+bool jit_compile_done(const std::string &key);
+void jit_compile_release(const std::string &key);
+
 // Whether the JIT module is loaded in this process (tests).
 bool jit_module_loaded();
 
@@ -65,8 +80,13 @@ struct JitModule {
                                           std::string *why);
     std::string (*target_description)();
     std::string (*cache_key)(const Hash &hash);
+    ucx_ifunc_status_t (*compile_start)(const ImageView &img, const PartView &part, const std::string &label,
+                                        std::string *key);
+    unsigned (*compile_poll)();
+    bool (*compile_done)(const std::string &key);
+    void (*compile_release)(const std::string &key);
 };
-constexpr uint32_t kJitModuleVersion = 1;
+constexpr uint32_t kJitModuleVersion = 2;
 #define XRDMA_JIT_MODULE_ENTRY "xrdma_jit_module_v1"
 #define XRDMA_JIT_MODULE_FILE "libxrdma_jit.so"
 

@@ -1,5 +1,6 @@
 #include "policy.h"
 
+#include "image.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "runtime_api.h"
@@ -112,11 +113,11 @@ ucx_ifunc_status_t policy_check_imports(const std::vector<std::string> &imports,
         // What no loaded object defines cannot link under any policy: say so
         // (a link error) rather than blame the policy.
         if (!allowed(p, s) && !dlsym(RTLD_DEFAULT, s.c_str())) {
-            *why = "symbol '" + s + "' is defined by no object loaded in this process";
+            *why = "symbol '" + printable(s, s.size()) + "' is defined by no object loaded in this process";
             return UCX_IFUNC_ERR_LINK;
         }
         if (p.broken || !allowed(p, s)) {
-            *why = "symbol '" + s + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
+            *why = "symbol '" + printable(s, s.size()) + "' is not allowed by XRDMA_SYMBOLS=" + p.name +
                    (p.broken ? " (allowlist unreadable)" : " (set XRDMA_SYMBOLS=all or list it in an allowlist file)");
             return UCX_IFUNC_ERR_DENIED;
         }

@@ -4,6 +4,8 @@
 // of a worker, and ucx_ifunc_progress().
 #include "context.h"
 
+#include "compile_queue.h"
+
 #include "fault.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
@@ -201,6 +203,7 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     // messages for: contexts sharing a worker (one per MPI window) cost one
     // worker pass, not one each.
     n += run_queued(ctx);
+    n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
     return n + run_others(ctx->params.worker);
 }
 

@@ -2,6 +2,7 @@
 // forward it; and the runtime API the injected code calls (xrdma_*).
 #include "context.h"
 
+#include "compile_queue.h"
 #include "xrdma_common/config.h"
 #include "fault.h"
 #include "xrdma_common/log.h"
@@ -223,6 +224,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     }
     InvokeHdr h;
     memcpy(&h, in.hdr.data(), sizeof(h));
+    if (compile_queue_hold(ctx, in, h)) return;  // waits for its bitcode's compile, or behind one
 
     ucp_ep_h back = in.reply_ep;
     if (h.flags & kForwarded) {

@@ -18,6 +18,12 @@ void fuzz_elf(const uint8_t *data, size_t size);
 // rest is header and data of an invocation or a reply, or a poll buffer.
 void fuzz_wire(const uint8_t *data, size_t size);
 
+// Bitcode (harness_bitcode.cc): "entry,names" NUL bitcode, compiled and
+// linked as a target does with a cold bitcode image (needs libucx_ifunc).
+void fuzz_bitcode(const uint8_t *data, size_t size);
+// Whether such an input loads (its code compiled and linked).
+bool bitcode_loads(const uint8_t *data, size_t size);
+
 // The first byte of a wire input.
 enum WireSelector : uint8_t { kWireInvoke = 0, kWireReply = 1, kWireFrame = 2, kWireFrameSealed = 3 };
 

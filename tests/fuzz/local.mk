@@ -1,9 +1,10 @@
 # Fuzzing what other processes send (issue 6, "Bad input"): libFuzzer
-# targets for the image parser, the ELF reader and the wire decoders.
+# targets for the image parser, the ELF reader and the wire decoders; and
+# (issue 15) the bitcode path through the compile helper, as a target runs it.
 #
 #   make fuzz                      build the targets with clang, run each
 #   make fuzz FUZZ_SECONDS=600     ... for 10 minutes each (default 60)
-#   make fuzz FUZZ_TARGETS=elf     ... only some of them (image elf wire)
+#   make fuzz FUZZ_TARGETS=elf     ... only some of them (image elf wire bitcode)
 #
 # The targets are built only by `make fuzz` (they need clang-14 and its
 # libFuzzer runtime: tests/fuzz/install-fuzz-deps.sh installs them). Seeds
@@ -16,12 +17,12 @@
 check_PROGRAMS += tests/fuzz/test_fuzz_regressions
 TESTS += tests/fuzz/test_fuzz_regressions
 tests_fuzz_test_fuzz_regressions_SOURCES = tests/fuzz/test_fuzz_regressions.cc \
-	tests/fuzz/harness.cc tests/fuzz/harness.h
+	tests/fuzz/harness.cc tests/fuzz/harness.h tests/fuzz/harness_bitcode.cc
 tests_fuzz_test_fuzz_regressions_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_fuzz_test_fuzz_regressions_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_fuzz_test_fuzz_regressions_LDFLAGS = -no-install
 EXTRA_DIST += tests/fuzz/regressions tests/fuzz/install-fuzz-deps.sh \
-	tests/fuzz/fuzz_image.cc tests/fuzz/fuzz_elf.cc tests/fuzz/fuzz_wire.cc
+	tests/fuzz/fuzz_image.cc tests/fuzz/fuzz_elf.cc tests/fuzz/fuzz_wire.cc tests/fuzz/fuzz_bitcode.cc
 
 # The seed generator: normal compiler, built on demand only.
 EXTRA_PROGRAMS = tests/fuzz/make_seeds
@@ -31,7 +32,7 @@ tests_fuzz_make_seeds_LDADD = libucx_ifunc.la
 tests_fuzz_make_seeds_LDFLAGS = -no-install
 
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = image elf wire
+FUZZ_TARGETS = image elf wire bitcode
 FUZZ_CXX = clang++-14
 FUZZ_FLAGS = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -43,7 +44,8 @@ FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuz
 	$(wildcard $(srcdir)/ucx_plugin/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
 FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(PLUGIN_CPPFLAGS) -o $@ \
 	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS) $(CRYPTO_LIBS)
-CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/seeds.stamp tests/fuzz/seed.map
+CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/fuzz_bitcode \
+	tests/fuzz/seeds.stamp tests/fuzz/seed.map
 
 tests/fuzz/fuzz_image: $(srcdir)/tests/fuzz/fuzz_image.cc $(FUZZ_DEPS)
 	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_image.cc
@@ -51,6 +53,15 @@ tests/fuzz/fuzz_elf: $(srcdir)/tests/fuzz/fuzz_elf.cc $(FUZZ_DEPS)
 	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_elf.cc
 tests/fuzz/fuzz_wire: $(srcdir)/tests/fuzz/fuzz_wire.cc $(FUZZ_DEPS)
 	$(AM_V_GEN)$(FUZZ_BUILD) $(srcdir)/tests/fuzz/fuzz_wire.cc
+# The bitcode path is the plugin's own, built as the target's (libucx_ifunc,
+# its JIT module, the compile helper): only the harness is instrumented, so
+# libFuzzer's coverage counts its edges, not LLVM's. (No vptr checks: the
+# objects it gets were made by code built without them.)
+tests/fuzz/fuzz_bitcode: $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fuzz/harness_bitcode.cc \
+		$(srcdir)/tests/fuzz/harness.h libucx_ifunc.la libxrdma_jit.la xrdma-jit-helper$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) -fno-sanitize=vptr $(PLUGIN_CPPFLAGS) -o $@ \
+	  $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fuzz/harness_bitcode.cc \
+	  -L.libs -lucx_ifunc -Wl,-rpath,$(abs_builddir)/.libs
 
 # Extra ELF seeds: seed_relocs.c (relative, TLS, GLOB_DAT and PLT
 # relocations) linked with other linkers and options, so that the seeds reach

@@ -2,6 +2,8 @@
 //   make_seeds OUTDIR IMAGE.xfn...
 // OUTDIR/image: the images (built by xrdma-cc) and small synthetic ones;
 // OUTDIR/elf:   the native part of each image;
+// OUTDIR/bitcode: each image's bitcode part for this host, after its entry
+//               names ("a,b" NUL bitcode: harness_bitcode.cc);
 // OUTDIR/wire:  valid invocations (with and without code), replies, a
 //               need-code answer and put-and-poll frames, each prefixed with
 //               the harness's selector byte (tests/fuzz/harness.h).
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const std::string out = argv[1];
-    for (const char *d : {"", "/image", "/elf", "/wire"}) mkdir((out + d).c_str(), 0777);
+    for (const char *d : {"", "/image", "/elf", "/wire", "/bitcode"}) mkdir((out + d).c_str(), 0777);
     bool ok = true;
     auto put = [&](const std::string &rel, const Buf &b) { ok = write_file(out + "/" + rel, b) && ok; };
 
@@ -155,6 +157,15 @@ int main(int argc, char **argv)
         put("image/" + name + ".xfn", img);
         for (const PartView &p : v.parts)
             if (p.kind == PartKind::native_elf) put("elf/" + name + ".so", Buf(p.data, p.data + p.size));
+        for (const PartView &p : v.parts) {
+            if (p.kind != PartKind::llvm_bitcode || !triple_is_host(p.triple)) continue;
+            std::string names;
+            for (std::string_view e : v.entries) names += (names.empty() ? "" : ",") + std::string(e);
+            Buf seed(names.begin(), names.end());
+            seed.push_back(0);
+            seed.insert(seed.end(), p.data, p.data + p.size);
+            put("bitcode/" + name + ".bc", seed);
+        }
         if (name == "basic") basic = img;
     }
 

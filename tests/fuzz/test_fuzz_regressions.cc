@@ -3,7 +3,8 @@
 // compiler: each input runs in a child process of its own, which must exit
 // normally within the time limit (a crash, an abort from a broken invariant
 // or a hang fails the test and names the file). An input named valid-*
-// must moreover be accepted by the decoder (a false refusal, kept).
+// must moreover be accepted by the decoder (a false refusal, kept); a
+// valid-* bitcode input must load.
 #include "harness.h"
 
 #include "elf_reader.h"
@@ -50,6 +51,7 @@ bool accepted(const std::string &target, const std::vector<uint8_t> &in)
     std::string why;
     if (target == "elf") return xrdma::elf_inspect(in.data(), in.size(), nullptr, &why) == UCX_IFUNC_OK;
     if (target == "image") return xrdma::image_parse(in.data(), in.size(), nullptr, &why) == UCX_IFUNC_OK;
+    if (target == "bitcode") return xrdma_fuzz::bitcode_loads(in.data(), in.size());
     return true;
 }
 
@@ -92,5 +94,7 @@ void replay_all(const std::string &target, void (*harness)(const uint8_t *, size
 TEST(FuzzRegressions, Image) { replay_all("image", xrdma_fuzz::fuzz_image); }
 TEST(FuzzRegressions, Elf) { replay_all("elf", xrdma_fuzz::fuzz_elf); }
 TEST(FuzzRegressions, Wire) { replay_all("wire", xrdma_fuzz::fuzz_wire); }
+// Through the compile helper: seeds (valid-*: they must load) and finds.
+TEST(FuzzRegressions, Bitcode) { replay_all("bitcode", xrdma_fuzz::fuzz_bitcode); }
 
 }  // namespace

@@ -5,6 +5,9 @@ tests_plugin_test_jit_SOURCES = tests/plugin/test_jit.cc
 tests_plugin_test_jit_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_jit_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la $(UCX_LIBS) $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_jit_LDFLAGS = -no-install
+# A compile helper the test holds at a gate (X-ops during a compile).
+check_PROGRAMS += tests/plugin/gated_jit_helper
+tests_plugin_gated_jit_helper_SOURCES = tests/plugin/gated_jit_helper.cc
 
 # Bitcode that fails the IR verifier (llvm-as would refuse to write it), and
 # valid bitcode on which LLVM's code generation aborts.

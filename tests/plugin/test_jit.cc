@@ -19,9 +19,11 @@
 #include <cstring>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <fstream>
 #include <iterator>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace xrdma_test;
@@ -346,6 +348,18 @@ std::vector<std::string> list_dir(const std::string &dir)
     return out;
 }
 
+// The compiled objects in a disk cache (each has its .imports beside it).
+std::vector<std::string> objects_in(const std::string &dir)
+{
+    std::vector<std::string> out;
+    for (const std::string &f : list_dir(dir)) {
+        if (f.size() < 2 || f.compare(f.size() - 2, 2, ".o") != 0) continue;
+        EXPECT_EQ(0, access((dir + "/" + f.substr(0, f.size() - 2) + ".imports").c_str(), R_OK)) << f;
+        out.push_back(f);
+    }
+    return out;
+}
+
 void remove_dir(const std::string &dir)
 {
     for (const auto &f : list_dir(dir)) unlink((dir + "/" + f).c_str());
@@ -365,8 +379,9 @@ TEST_P(Jit, DiskCacheSurvivesTargetRestart)
     JitCounts j = peer_jit(1);
     EXPECT_EQ(1u, j.compiles);
     EXPECT_EQ(0u, j.cache_loads);
-    auto files = list_dir(dir);
+    auto files = objects_in(dir);
     ASSERT_EQ(1u, files.size());
+    EXPECT_EQ(2u, list_dir(dir).size()) << "the object and its imports, nothing else";
     xrdma::Hash h;
     ASSERT_TRUE(xrdma::image_peek_hash(img.data(), img.size(), &h));
     EXPECT_EQ(0u, files[0].rfind(xrdma::hash_hex(h), 0)) << "named after the image hash: " << files[0];
@@ -419,7 +434,7 @@ TEST_P(Jit, OptimisationLevelIsPartOfTheKey)
         EXPECT_EQ(1u, peer_jit(1).compiles) << "an object compiled at another level is not reused";
         TearDown();
     }
-    auto files = list_dir(dir);
+    auto files = objects_in(dir);
     std::sort(files.begin(), files.end());
     ASSERT_EQ(2u, files.size());
     EXPECT_NE(std::string::npos, files[0].find(".O0.o")) << files[0];
@@ -487,6 +502,23 @@ TEST_P(Jit, LlvmAbortFailsOnlyThatImage)
     EXPECT_TRUE(c->peer_alive(1));
     expect_serving(1);  // bitcode again: a new helper compiles it
     EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+// Bitcode on which LLVM's reader calls report_fatal_error (fuzz_bitcode found
+// it): the target never reads bitcode itself, the helper dies of it.
+TEST_P(Jit, BitcodeThatAbortsLlvmsReaderFailsOnlyThatImage)
+{
+    const char *src = getenv("XRDMA_TEST_SRCDIR");
+    std::vector<uint8_t> in =
+        read_file(std::string(src ? src : "..") + "/tests/fuzz/regressions/bitcode/target-reader-fatal-invalid-abbrev");
+    auto nul = std::find(in.begin(), in.end(), uint8_t(0));
+    ASSERT_NE(in.end(), nul);
+    start(1);
+    Result r = invoke_bad(std::vector<uint8_t>(nul + 1, in.end()), xrdma::host_triple());
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("Invalid abbrev number")) << "LLVM's words: " << r.message;
+    EXPECT_TRUE(c->peer_alive(1));
+    expect_serving(1);
 }
 
 TEST_P(Jit, CompileTimeoutStopsTheCompiler)
@@ -561,7 +593,7 @@ TEST_P(Jit, SymbolPolicyAppliesToBitcode)
     Result r = c->invoke(reg_mem(img, "forbidden"), 1, cmd, sizeof(cmd));
     EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     TearDown();
-    ASSERT_EQ(1u, list_dir(dir).size());
+    ASSERT_EQ(1u, objects_in(dir).size());
 
     // ...a target with the default policy refuses it before it runs, even
     // though the compiled object is in its disk cache.
@@ -630,6 +662,141 @@ TEST_P(Jit, PublishedApiShipsBitcode)
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, Jit, ::testing::ValuesIn(transports()),
+                         [](const auto &info) { return info.param; });
+
+// A compile does not stall the target (issue 15): while the compile helper
+// holds one sender's X-op (gated_jit_helper: the test says when it may
+// compile, or that it crashes), the target serves X-ops from other senders;
+// the held sender's later X-ops wait behind it, in order; a failed compile
+// ends only its X-op and releases those behind it.
+class JitGated : public Jit {
+protected:
+    void SetUp() override
+    {
+        Jit::SetUp();
+        char tmpl[] = "/tmp/xrdma-gate-XXXXXX";
+        ASSERT_NE(nullptr, mkdtemp(tmpl));
+        dir = tmpl;
+        ASSERT_EQ(0, mkfifo((dir + "/ready").c_str(), 0600));
+        ASSERT_EQ(0, mkfifo((dir + "/gate").c_str(), 0600));
+        // Open for both ends: the helper's opens do not block, nor do writes.
+        ready = open((dir + "/ready").c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        gate = open((dir + "/gate").c_str(), O_RDWR | O_CLOEXEC);
+        ASSERT_GE(ready, 0);
+        ASSERT_GE(gate, 0);
+        char *top = realpath(builddir().c_str(), nullptr);  // the peers run in directories of their own
+        ASSERT_NE(nullptr, top);
+        const std::string build = top;
+        free(top);
+        setenv("XRDMA_JIT_HELPER", (build + "/tests/plugin/gated_jit_helper").c_str(), 1);
+        setenv("XRDMA_TEST_JIT_REAL_HELPER", (build + "/xrdma-jit-helper").c_str(), 1);
+        setenv("XRDMA_TEST_JIT_GATE", dir.c_str(), 1);
+        start(2);
+        unsetenv("XRDMA_JIT_HELPER");
+        native = basic_with({*find_part(basic, PartKind::native_elf, xrdma::host_triple())});
+    }
+    void TearDown() override
+    {
+        Jit::TearDown();
+        if (ready >= 0) close(ready);
+        if (gate >= 0) close(gate);
+        remove_dir(dir);
+    }
+    // Progress until a helper started and waits at the gate.
+    bool helper_waits()
+    {
+        return c->progress_until([&] {
+            char b;
+            return read(ready, &b, 1) == 1;
+        });
+    }
+    void open_gate(char how) { ASSERT_EQ(1, write(gate, &how, 1)); }
+    // 0 -> 2 -> 1: an X-op that reaches rank 1 from rank 2, another sender.
+    void chase_via_2(Result *r)
+    {
+        chase_args a{};
+        a.hops = 2;
+        a.route[0] = 2;
+        a.route[1] = 1;
+        c->invoke_async(reg_mem(native, "chase"), 2, &a, sizeof(a), r);
+    }
+    void expect_chased(const Result &r)
+    {
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        chase_args out;
+        ASSERT_EQ(sizeof(out), r.reply.size());
+        memcpy(&out, r.reply.data(), sizeof(out));
+        EXPECT_EQ(2, out.path[0]);
+        EXPECT_EQ(1, out.path[1]);
+    }
+    // Warm: rank 1 has the native image, from rank 0 and from rank 2.
+    void warm_up()
+    {
+        Result r;
+        chase_via_2(&r);
+        ASSERT_TRUE(c->progress_until([&] { return r.done; }));
+        expect_chased(r);
+        Result n = c->invoke(reg_mem(native, "count"), 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, n.status) << n.message;
+        EXPECT_EQ(1u, as_u64(n.reply));
+    }
+
+    std::string dir;
+    int ready = -1, gate = -1;
+    std::vector<uint8_t> native;
+};
+
+TEST_P(JitGated, OtherSendersAreServedDuringACompileAndOrderIsKept)
+{
+    warm_up();
+    Result cold, behind[2], other;
+    c->invoke_async(reg_mem(bitcode_only(), "count"), 1, nullptr, 0, &cold);  // counter 2
+    ASSERT_TRUE(helper_waits());
+    c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &behind[0]);  // 3, after the cold one
+    c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &behind[1]);  // 4
+    chase_via_2(&other);
+    ASSERT_TRUE(c->progress_until([&] { return other.done; })) << "rank 1 serves while it compiles";
+    expect_chased(other);
+    EXPECT_FALSE(cold.done);
+    EXPECT_FALSE(behind[0].done) << "rank 0's X-ops wait behind its X-op that waits for the compile";
+    open_gate('g');
+    ASSERT_TRUE(c->progress_until([&] { return cold.done && behind[0].done && behind[1].done; }));
+    ASSERT_EQ(UCX_IFUNC_OK, cold.status) << cold.message;
+    EXPECT_EQ(2u, as_u64(cold.reply));
+    for (uint64_t i = 0; i < 2; ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, behind[i].status) << behind[i].message;
+        EXPECT_EQ(3 + i, as_u64(behind[i].reply)) << "in issue order";
+    }
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
+TEST_P(JitGated, FailedCompileEndsOnlyItsOpAndReleasesThoseBehind)
+{
+    warm_up();
+    Result cold, behind, other;
+    ucx_ifunc_h count_bc = reg_mem(bitcode_only(), "count");
+    c->invoke_async(count_bc, 1, nullptr, 0, &cold);
+    ASSERT_TRUE(helper_waits());
+    c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &behind);
+    chase_via_2(&other);
+    ASSERT_TRUE(c->progress_until([&] { return other.done; }));
+    expect_chased(other);
+    open_gate('c');  // the compiler crashes
+    ASSERT_TRUE(c->progress_until([&] { return cold.done && behind.done; }));
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, cold.status) << cold.message;
+    EXPECT_NE(std::string::npos, cold.message.find("signal 6")) << cold.message;
+    EXPECT_NE(std::string::npos, cold.message.find("rank 1")) << cold.message;
+    ASSERT_EQ(UCX_IFUNC_OK, behind.status) << behind.message;
+    EXPECT_EQ(2u, as_u64(behind.reply)) << "the failed X-op changed nothing";
+    // A new helper (gated again) compiles the same image for the next X-op.
+    open_gate('g');
+    Result again = c->invoke(count_bc, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, again.status) << again.message;
+    EXPECT_EQ(3u, as_u64(again.reply));
+    EXPECT_TRUE(c->peer_alive(1));
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, JitGated, ::testing::ValuesIn(transports()),
                          [](const auto &info) { return info.param; });
 
 // In one process: threads that load the same image at once compile it once

@@ -1,0 +1,219 @@
+// X-ops waiting for a bitcode compile, and those behind them (compile_queue.h).
+#include "compile_queue.h"
+
+#include "code_cache.h"
+#include "xrdma_common/config.h"
+#include "context.h"
+#include "loader_jit.h"
+#include "xrdma_common/log.h"
+
+#include <cstring>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace xrdma {
+
+std::atomic<size_t> g_compile_parked{0};
+
+namespace {
+
+struct Parked {
+    std::unique_ptr<Incoming> in;  // a copy: the original may be UCX's buffer
+    std::string key;               // the compile it waits for; empty: it waits behind the one before
+};
+
+struct Sender {
+    ucp_ep_h ep;
+    std::deque<Parked> ops;
+};
+
+struct Queue {
+    std::list<Sender> senders;  // (Sender is move-only)
+    // The X-op being run from the front of @p releasing's queue: it is not
+    // parked behind the ones it was in front of.
+    ucp_ep_h releasing = nullptr;
+    bool in_release = false;
+    bool compiled = false;  // and its compile is done: it loads now
+};
+
+std::mutex g_mu;
+std::unordered_map<ucx_ifunc_context *, Queue> g_queues;
+
+std::unique_ptr<Incoming> copy_of(const Incoming &in)
+{
+    auto c = std::make_unique<Incoming>();
+    c->am_id = in.am_id;
+    c->hdr_buf.assign(in.hdr.data(), in.hdr.data() + in.hdr.size());
+    c->data_buf.assign(in.data.data(), in.data.data() + in.data.size());
+    c->hdr = View{c->hdr_buf.data(), c->hdr_buf.size()};
+    c->data = View{c->data_buf.data(), c->data_buf.size()};
+    c->reply_ep = in.reply_ep;
+    c->ready = true;
+    c->recv_status = in.recv_status;
+    return c;
+}
+
+Sender &sender_of(Queue &q, ucp_ep_h ep)
+{
+    for (Sender &s : q.senders)
+        if (s.ep == ep) return s;
+    q.senders.emplace_back();
+    q.senders.back().ep = ep;
+    return q.senders.back();
+}
+
+// Whether the image @p in carries must be compiled from bitcode here, and
+// the compile could start without waiting: its key in @p key. Anything
+// else (cached, native, invalid, refused, no helper) is left to the usual
+// path, which answers it at once.
+bool compile_started(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h, std::string *key)
+{
+    Hash hash;
+    memcpy(hash.data(), h.hash, hash.size());
+    if (ctx->quarantined.count(hash) || ctx->cache.find_current(hash)) return false;
+    if (h.image_len > config_get_ull("XRDMA_MAX_IMAGE_SIZE")) return false;
+    const uint8_t *image = in.data.data() + h.entry_len;
+    ImageView view;
+    std::string why;
+    // The parts first (no hash: a native image is not hashed twice), then,
+    // for bitcode, all of it: compiles are shared by hash.
+    if (image_parse(image, h.image_len, &view, &why, false) != UCX_IFUNC_OK) return false;
+    const PartView *part = choose_part(view);
+    if (!part || part->kind != PartKind::llvm_bitcode) return false;
+    if (image_parse(image, h.image_len, &view, &why) != UCX_IFUNC_OK || view.hash != hash) return false;
+    part = choose_part(view);
+    return part && jit_compile_start(view, *part, hash_hex(hash, 8), key) == UCX_IFUNC_INPROGRESS;
+}
+
+// The next X-op of @p q that may run (its sender's first, with its compile
+// done or none), taken out of the queue; false if none may.
+bool next_ready(Queue &q, Parked *out, ucp_ep_h *ep)
+{
+    for (Sender &s : q.senders) {
+        if (s.ops.empty()) continue;
+        Parked &p = s.ops.front();
+        if (!p.key.empty() && !jit_compile_done(p.key)) continue;
+        *out = std::move(p);
+        *ep = s.ep;
+        s.ops.pop_front();
+        g_compile_parked--;
+        return true;
+    }
+    return false;
+}
+
+unsigned release_ready(ucx_ifunc_context *ctx)
+{
+    if (ctx->in_handler || ctx->in_dispatch) return 0;
+    unsigned n = 0;
+    for (;;) {
+        Parked p;
+        ucp_ep_h ep;
+        {
+            std::lock_guard<std::mutex> g(g_mu);
+            auto it = g_queues.find(ctx);
+            if (it == g_queues.end()) break;
+            Queue &q = it->second;
+            if (!next_ready(q, &p, &ep)) {
+                q.senders.remove_if([](const Sender &s) { return s.ops.empty(); });
+                if (q.senders.empty()) g_queues.erase(it);
+                break;
+            }
+            q.releasing = ep;
+            q.in_release = true;
+            q.compiled = !p.key.empty();
+        }
+        if (ctx->failed_eps.count(ep)) {
+            XRDMA_DEBUG("dropping an X-op parked for a compile: its sender failed");
+        } else {
+            target_handle_invoke(ctx, *p.in);  // as if it had just arrived
+            ++n;
+        }
+        {
+            std::lock_guard<std::mutex> g(g_mu);
+            auto it = g_queues.find(ctx);
+            if (it != g_queues.end()) it->second.in_release = false;
+        }
+        if (!p.key.empty()) jit_compile_release(p.key);
+    }
+    if (n && !ctx->acks.empty()) flush_acks(ctx);
+    return n;
+}
+
+}  // namespace
+
+bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h)
+{
+    bool releasing = false, compiled = false;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = g_queues.find(ctx);
+        if (it != g_queues.end()) {
+            Queue &q = it->second;
+            releasing = q.in_release && q.releasing == in.reply_ep;
+            compiled = releasing && q.compiled;
+            q.in_release = false;
+            if (!releasing) {
+                for (Sender &s : q.senders) {
+                    if (s.ep != in.reply_ep || s.ops.empty()) continue;
+                    s.ops.push_back(Parked{copy_of(in), std::string()});  // behind its sender's waiting X-op
+                    g_compile_parked++;
+                    return true;
+                }
+            }
+        }
+    }
+    if (compiled) return false;
+    std::string key;
+    if (!(h.flags & kHasCode) || !compile_started(ctx, in, h, &key)) return false;
+    XRDMA_DEBUG("rank %d: X-op %llu waits for its bitcode to compile", ctx->params.rank,
+                (unsigned long long)h.req_id);
+    std::lock_guard<std::mutex> g(g_mu);
+    Sender &s = sender_of(g_queues[ctx], in.reply_ep);
+    Parked p{copy_of(in), key};
+    if (releasing)
+        s.ops.push_front(std::move(p));  // it was first: it stays first
+    else
+        s.ops.push_back(std::move(p));
+    g_compile_parked++;
+    return true;
+}
+
+unsigned compile_queue_release(ucx_ifunc_context *ctx)
+{
+    if (ctx->in_handler || ctx->in_dispatch) return 0;
+    jit_compile_poll();
+    std::vector<ucx_ifunc_context *> mine;  // contexts sharing the worker (one per MPI window)
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        for (auto &kv : g_queues)
+            if (kv.first->params.worker == ctx->params.worker) mine.push_back(kv.first);
+    }
+    unsigned n = 0;
+    for (ucx_ifunc_context *c : mine) n += release_ready(c);
+    return n;
+}
+
+void compile_queue_drop(ucx_ifunc_context *ctx)
+{
+    std::vector<std::string> keys;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = g_queues.find(ctx);
+        if (it == g_queues.end()) return;
+        for (Sender &s : it->second.senders) {
+            for (Parked &p : s.ops) {
+                g_compile_parked--;
+                if (!p.key.empty()) keys.push_back(p.key);
+            }
+        }
+        g_queues.erase(it);
+    }
+    for (const std::string &k : keys) jit_compile_release(k);
+}
+
+}  // namespace xrdma

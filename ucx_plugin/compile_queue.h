@@ -1,0 +1,51 @@
+// A bitcode image's compile does not stall the target (issue 15). An X-op
+// whose image must be compiled from bitcode is parked here with its payload
+// while the compile helper works (jit_helper.h); the target's progress polls
+// the helper without blocking and serves everything else meanwhile. Order is
+// kept per sender (the endpoint an X-op arrived on, which delivers in issue
+// order): a sender's later X-ops are parked behind its waiting one, other
+// senders are not held. When the compile ends, the parked X-op runs as if it
+// had just arrived (target_handle_invoke): it links the compiled code, or
+// fails with the compile's error like an in-process compile would; then the
+// X-ops parked behind it run, in order.
+#pragma once
+
+#include "wire.h"
+
+#include <atomic>
+#include <cstddef>
+
+struct ucx_ifunc_context;
+
+namespace xrdma {
+
+struct Incoming;
+
+// X-ops parked in all contexts of the process (the fast paths' check).
+extern std::atomic<size_t> g_compile_parked;
+
+// Park invocation @p in (header @p h) if it must wait; true if parked (a copy
+// was taken; the caller is done with it).
+bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h);
+// Poll the compiles and run the parked X-ops that may run now, of every
+// context on @p ctx's worker; the number run.
+unsigned compile_queue_release(ucx_ifunc_context *ctx);
+// Forget what @p ctx parked (it is being destroyed).
+void compile_queue_drop(ucx_ifunc_context *ctx);
+
+// target_handle_invoke(): whether @p in waits (parked: return). Only an
+// X-op that carries an image can start a compile; others wait only while
+// something is parked.
+inline bool compile_queue_hold(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h)
+{
+    if (!(h.flags & kHasCode) && g_compile_parked.load(std::memory_order_relaxed) == 0) return false;
+    return compile_queue_park(ctx, in, h);
+}
+
+// ucx_ifunc_progress(): run what may run now.
+inline unsigned compile_queue_progress(ucx_ifunc_context *ctx)
+{
+    return g_compile_parked.load(std::memory_order_relaxed) ? compile_queue_release(ctx) : 0;
+}
+
+}  // namespace xrdma

@@ -34,6 +34,7 @@
 #include "loader_jit.h"
 
 #include "xrdma_common/config.h"
+#include "xrdma_common/file.h"
 #include "jit_helper.h"
 #include "xrdma_common/log.h"
 #include "policy.h"
@@ -91,15 +92,7 @@ std::vector<std::string> listed_libraries(const ImageView &img)
     std::vector<std::string> out;
     for (const PartView &p : img.parts) {
         if (p.kind != PartKind::library_list) continue;
-        std::string list(reinterpret_cast<const char *>(p.data), p.size);
-        for (size_t b = 0, e; b < list.size(); b = e + 1) {
-            e = std::min(list.find('\n', b), list.size());
-            std::string line = list.substr(b, e - b);
-            line = line.substr(0, line.find('#'));
-            while (!line.empty() && isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-            while (!line.empty() && isspace(static_cast<unsigned char>(line.front()))) line.erase(0, 1);
-            if (!line.empty()) out.push_back(line);
-        }
+        name_lines(reinterpret_cast<const char *>(p.data), p.size, &out);
     }
     return out;
 }

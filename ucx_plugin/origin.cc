@@ -253,4 +253,6 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const voi
     return UCX_IFUNC_INPROGRESS;
 }
 
+size_t ucx_ifunc_invoke_overhead(size_t entry_len) { return sizeof(InvokeHdr) + entry_len; }
+
 }  // extern "C"

@@ -2,12 +2,12 @@
 
 #include "image.h"
 #include "xrdma_common/config.h"
+#include "xrdma_common/file.h"
 #include "xrdma_common/log.h"
 #include "runtime_api.h"
 
 #include <algorithm>
 #include <dlfcn.h>
-#include <fstream>
 #include <mutex>
 #include <unordered_set>
 
@@ -56,18 +56,14 @@ const Policy &policy()
         } else if (v == "runtime") {
             p.allowed.insert(std::begin(kRuntime), std::end(kRuntime));
         } else {
-            std::ifstream in(v);  // one name a line, '#' comments
-            if (!in) {
+            std::vector<uint8_t> text;  // one name a line, '#' comments (name_lines)
+            std::vector<std::string> names;
+            if (read_whole_file(v, &text) != 0) {
                 XRDMA_ERROR("XRDMA_SYMBOLS=%s: cannot read the allowlist: every import is denied", v.c_str());
                 p.broken = true;
             }
-            std::string line;
-            while (std::getline(in, line)) {
-                auto hash = line.find('#');
-                if (hash != std::string::npos) line.resize(hash);
-                auto b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-                if (b != std::string::npos) p.allowed.insert(line.substr(b, e - b + 1));
-            }
+            name_lines(reinterpret_cast<const char *>(text.data()), text.size(), &names);
+            p.allowed.insert(names.begin(), names.end());
         }
     });
     return p;

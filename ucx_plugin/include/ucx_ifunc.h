@@ -223,6 +223,14 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);
 size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx);
 
 /**
+ * Bytes an invocation adds on the wire to its arguments: its header and an
+ * entry name of @p entry_len bytes (the first one to a peer carries the
+ * image as well). For a layer that sizes its transport so that warm
+ * invocations fit one short message.
+ */
+size_t ucx_ifunc_invoke_overhead(size_t entry_len);
+
+/**
  * Target side: drop every cached image (loaded code is unloaded). Later
  * invocations carrying only a hash get "need code" and are resent with it.
  */

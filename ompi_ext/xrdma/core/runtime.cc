@@ -4,6 +4,7 @@
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
+#include "op_wire.h"
 #include "window.h"
 
 #include <hwloc.h>
@@ -84,15 +85,22 @@ int Runtime::start()
     ucp_params_t p{};
     p.field_mask = UCP_PARAM_FIELD_FEATURES;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_RMA;
-    // Shared-memory FIFO elements of 256 bytes instead of UCX's 128: an
-    // invocation (72-byte header, entry name, the 24-byte X-op header and
-    // the arguments) then fits one short message instead of a bcopy send.
-    // Only XRDMA's own UCP context, only when UCX_TLS lets UCX use shared
-    // memory; UCX_{MM,POSIX,SYSV}_FIFO_ELEM_SIZE set in the environment win.
+    // Shared-memory FIFO elements large enough that a warm X-op (the
+    // plugin's per-invocation bytes for a 16-byte entry name, the X-op
+    // header, 32 bytes of arguments, and UCX's own ~32 bytes of headers)
+    // fits one short message instead of a bcopy send: 256 bytes instead of
+    // UCX's 128. Only XRDMA's own UCP context, only when UCX_TLS lets UCX
+    // use shared memory; UCX_{MM,POSIX,SYSV}_FIFO_ELEM_SIZE set in the
+    // environment win.
+    const size_t warm_op = ucx_ifunc_invoke_overhead(16) + sizeof(OpHdr) + 32 + 32;
+    size_t elem = 128;
+    while (elem < warm_op) elem *= 2;
+    const std::string elem_size = std::to_string(elem);
     ucp_config_t *cfg = nullptr;
     if (ucp_config_read(nullptr, nullptr, &cfg) != UCS_OK) cfg = nullptr;
-    if (cfg && shared_memory_selected() && !getenv("UCX_MM_FIFO_ELEM_SIZE") && !getenv("UCX_POSIX_FIFO_ELEM_SIZE") &&
-        !getenv("UCX_SYSV_FIFO_ELEM_SIZE") && ucp_config_modify(cfg, "MM_FIFO_ELEM_SIZE", "256") != UCS_OK)
+    if (cfg && elem > 128 && shared_memory_selected() && !getenv("UCX_MM_FIFO_ELEM_SIZE") &&
+        !getenv("UCX_POSIX_FIFO_ELEM_SIZE") && !getenv("UCX_SYSV_FIFO_ELEM_SIZE") &&
+        ucp_config_modify(cfg, "MM_FIFO_ELEM_SIZE", elem_size.c_str()) != UCS_OK)
         XRDMA_DEBUG("UCX has no MM_FIFO_ELEM_SIZE: left as it is");
     ucs_status_t st = ucp_init(&p, cfg, &ucp);
     if (cfg) ucp_config_release(cfg);

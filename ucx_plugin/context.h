@@ -195,7 +195,11 @@ ucx_ifunc_status_t find_entry(ucx_ifunc_context *ctx, const Hash &hash, const ui
 ucs_status_t set_am_handlers(ucx_ifunc_context *ctx, bool on);
 void forget_queued(ucx_ifunc_context *ctx);
 
-// dispatch.cc: run an entry through the context's dispatch hook.
+// dispatch.cc: run an entry through the context's dispatch hook; and what
+// came of it, for every path alike: the failure a contained fault, a
+// timeout or the layer set, else the entry's own non-zero result
+// (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK.
+ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why);
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
                    size_t args_len);
 

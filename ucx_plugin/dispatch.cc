@@ -46,4 +46,15 @@ int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void
     return rc;
 }
 
+ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why)
+{
+    if (x.fail_status != UCX_IFUNC_OK) {
+        *why = x.fail_message;
+        return x.fail_status;
+    }
+    if (rc == 0) return UCX_IFUNC_OK;
+    *why = "ifunc '" + *x.entry + "' returned " + std::to_string(rc);
+    return UCX_IFUNC_ERR_RETURN;
+}
+
 }  // namespace xrdma

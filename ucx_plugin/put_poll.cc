@@ -192,15 +192,8 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         x.entry = &entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);
-        int rc = dispatch_entry(ctx, &x, fn, args, h.args_len);
-        if (x.fail_status != UCX_IFUNC_OK) {
-            *why = x.fail_message;
-            return x.fail_status;
-        }
-        if (rc != 0) {
-            *why = "ifunc '" + entry + "' returned " + std::to_string(rc);
-            return UCX_IFUNC_ERR_RETURN;
-        }
+        st = entry_outcome(x, dispatch_entry(ctx, &x, fn, args, h.args_len), why);
+        if (st != UCX_IFUNC_OK) return st;
     }
     return UCX_IFUNC_OK;
 }

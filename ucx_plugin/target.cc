@@ -144,13 +144,10 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
         exec_rank = x.exec_rank;  // where the chain of hops in this process ended
         if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return;
-        if (x.fail_status != UCX_IFUNC_OK) {
-            route.answer(x.fail_status, at_rank(exec_rank) + x.fail_message);
-            return;
-        }
-        if (rc != 0) {
-            route.answer(UCX_IFUNC_ERR_RETURN,
-                         at_rank(exec_rank) + "ifunc '" + entry + "' returned " + std::to_string(rc));
+        std::string why;
+        ucx_ifunc_status_t st = entry_outcome(x, rc, &why);
+        if (st != UCX_IFUNC_OK) {
+            route.answer(st, at_rank(exec_rank) + why);
             return;
         }
         if (!x.forwarded) {
@@ -173,7 +170,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
         bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
         auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
-        ucx_ifunc_status_t st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
+        st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))
                 route.answer(st, at_rank(exec_rank) + "forwarding to rank " + std::to_string(x.fwd_rank) +

@@ -25,6 +25,7 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/node_local.cc ompi_ext/xrdma/core/node_local.h \
 	ompi_ext/xrdma/core/target_lock.cc ompi_ext/xrdma/core/target_lock.h \
 	ompi_ext/xrdma/core/op_target.cc ompi_ext/xrdma/core/ops.cc \
+	ompi_ext/xrdma/core/stream.cc ompi_ext/xrdma/core/stream.h ompi_ext/xrdma/core/op_view.h \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
 	ompi_ext/xrdma/core/progress_hook.cc
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)

@@ -147,14 +147,22 @@ ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const c
     std::string why;
     ucx_ifunc_status_t st = image_parse(static_cast<const uint8_t *>(image), size, &view, &why);
     if (st == UCX_IFUNC_OK) {
-        if (!entry && view.entries.size() != 1) {
-            why = "image has " + std::to_string(view.entries.size()) + " entries: name the one to use";
+        // The entries a caller may name (XRDMA_STREAM's markers are not).
+        std::vector<std::string> named;
+        const std::string marker = "__xrdma_stream";
+        for (const auto &e : view.entries) {
+            const std::string s(e);
+            if (s.size() <= marker.size() || s.compare(s.size() - marker.size(), marker.size(), marker) != 0)
+                named.push_back(s);
+        }
+        if (!entry && named.size() != 1) {
+            why = "image has " + std::to_string(named.size()) + " entries: name the one to use";
             st = UCX_IFUNC_ERR_NO_ENTRY;
         } else if (entry && !view.has_entry(entry)) {
             why = std::string("image has no entry '") + entry + "'";
             st = UCX_IFUNC_ERR_NO_ENTRY;
         } else {
-            copy_out(entry_out, entry_out_size, entry ? std::string(entry) : std::string(view.entries[0]));
+            copy_out(entry_out, entry_out_size, entry ? std::string(entry) : named[0]);
         }
     }
     copy_out(why_out, why_size, why);
@@ -229,7 +237,14 @@ const uint8_t *ucx_ifunc_hash(ucx_ifunc_h ifunc) { return ifunc ? ifunc->hash.da
 ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const void *args,
                                        size_t args_size, ucx_ifunc_complete_cb_t cb, void *user_data)
 {
-    if (!ifunc || !ep || !cb || (args_size && !args) || args_size > UINT32_MAX)
+    return ucx_ifunc_invoke_nbx(ifunc, ep, args, args_size, 0, cb, user_data);
+}
+
+ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const void *args, size_t args_size,
+                                        unsigned flags, ucx_ifunc_complete_cb_t cb, void *user_data)
+{
+    if (!ifunc || !ep || !cb || (args_size && !args) || args_size > UINT32_MAX ||
+        (flags & ~unsigned(UCX_IFUNC_INVOKE_QUEUED)))
         return UCX_IFUNC_ERR_INVALID_PARAM;
     ucx_ifunc_context *ctx = ifunc->ctx;
     if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
@@ -238,6 +253,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const voi
     h.version = kWireVersion;
     h.origin_rank = ctx->params.rank;
     h.req_id = ctx->next_req_id++;
+    if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
     memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
     bool with_code = !code_known_by(ctx, ep, ifunc->hash, true);
     ucx_ifunc_status_t st =

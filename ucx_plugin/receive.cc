@@ -10,6 +10,7 @@
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 
+#include <cstddef>
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -49,13 +50,24 @@ void handle(ucx_ifunc_context *ctx, Incoming &in)
         origin_handle_reply(ctx, in);
 }
 
+// Whether an invocation asked to run from the queue (kQueued): its function
+// progresses the worker, which UCX does not allow inside its handler.
+bool queued_only(uint16_t am_id, const void *header, size_t header_length)
+{
+    if (am_id != kAmInvoke || header_length < sizeof(InvokeHdr)) return false;
+    uint8_t flags;
+    memcpy(&flags, static_cast<const uint8_t *>(header) + offsetof(InvokeHdr, flags), 1);
+    return flags & kQueued;
+}
+
 ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
                         size_t header_length, void *data, size_t length,
                         const ucp_am_recv_param_t *param)
 {
     const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
     ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
-    if (!rndv && ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty()) {
+    if (!rndv && ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty() &&
+        !queued_only(am_id, header, header_length)) {
         // Nothing waits before it: run it now, from UCX's buffers.
         Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
                     View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};

@@ -371,6 +371,12 @@ int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; 
 int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
 int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }
 
+int ucx_ifunc_ctx_progress(xrdma_ctx_t *x)
+{
+    if (!x || !x->context || x->context->in_handler) return -1;
+    return int(ucx_ifunc_progress(x->context));  // (inside a dispatch: one worker pass, arrivals queue)
+}
+
 void ucx_ifunc_ctx_replace_forward_prefix(xrdma_ctx_t *x, const void *prefix, size_t len)
 {
     if (!x || !x->forwarded || x->fwd_args.size() < x->fwd_prefix) return;

@@ -23,6 +23,7 @@ constexpr uint8_t  kWireVersion = 1;
 enum InvokeFlags : uint8_t {
     kHasCode   = 1u << 0,  // the image follows the entry name
     kForwarded = 1u << 1,  // reply goes to origin_rank through the peer table
+    kQueued    = 1u << 2,  // run from the target's progress, never in UCX's handler
 };
 
 // AM header of an invocation. Data: entry name, image (if kHasCode), args.

@@ -10,7 +10,9 @@
  * Types: indexed with holes, hindexed, indexed_block, hindexed_block,
  * struct (with gaps, two base types), subarray (C and Fortran order),
  * darray (block x cyclic(2), C; cyclic x block, Fortran), resized, and
- * nested ones (a vector of structs, a contiguous run of subarrays).
+ * nested ones (a vector of structs, a contiguous run of subarrays). Each Xput
+ * is also made with dt_stream_store (XRDMA_STREAM, in 64-byte chunks) into
+ * region C, which must match region A too.
  * Under tests/mpi/target/ every X-op is a message; over shared memory with
  * shared windows the code runs at the origin on mapped memory. */
 #include <mpix_xrdma.h>
@@ -18,15 +20,16 @@
 
 #include "mpitest.h"
 
-#define BYTES 8192
+#define BYTES 12288
 #define REGION_B 4096 /* region B starts this far after region A */
+#define REGION_C 8192 /* and region C (the streaming function's) */
 #define AT 16         /* region A's displacement (bytes) */
 
 static int rank, size, dynamic;
 static unsigned char *base;
 static MPI_Win win;
 static MPI_Aint *addr;
-static MPIX_Ifunc f_store, f_gather;
+static MPIX_Ifunc f_store, f_gather, f_stream;
 
 static MPI_Aint disp(int r, MPI_Aint byte) { return dynamic ? addr[r] + byte : byte; }
 
@@ -144,18 +147,24 @@ static void test_type(const struct named *t)
     int err = MPIX_Xput(data, bytes, MPI_BYTE, next, disp(next, REGION_B + AT), t->count, t->type, f_store, NULL, 0,
                         win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xput with %s: error %d", t->name, err);
+    err = MPIX_Xput(data, bytes, MPI_BYTE, next, disp(next, REGION_C + AT), t->count, t->type, f_stream, NULL, 0,
+                    win);
+    CHECK(err == MPI_SUCCESS, "streaming MPIX_Xput with %s: error %d", t->name, err);
     err = MPI_Win_unlock(next, win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xput with %s completes: error %d", t->name, err);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
-    int differ = 0, written = 0;
+    int differ = 0, written = 0, differ_stream = 0;
     for (int i = 0; i < REGION_B; ++i) {
         differ += base[i] != base[REGION_B + i];
+        differ_stream += base[i] != base[REGION_C + i];
         written += base[i] != 0;
     }
     MPI_Win_unlock(rank, win);
     CHECK(differ == 0, "%s: MPIX_Xput left %d bytes different from MPI_Put's (data from rank %d)", t->name, differ,
           prev);
+    CHECK(differ_stream == 0, "%s: the streaming MPIX_Xput left %d bytes different from MPI_Put's (from rank %d)",
+          t->name, differ_stream, prev);
     CHECK(written == bytes, "%s: MPI_Put wrote %d bytes, the type holds %d", t->name, written, bytes);
 
     /* Get: a pattern at every rank, read back both ways. */
@@ -210,6 +219,7 @@ int main(int argc, char **argv)
     MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
     CHECK(MPIX_Ifunc_load(argv[2], "dt_store", &f_store) == MPI_SUCCESS, "load dt_store");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_gather", &f_gather) == MPI_SUCCESS, "load dt_gather");
+    CHECK(MPIX_Ifunc_load(argv[2], "dt_stream_store", &f_stream) == MPI_SUCCESS, "load dt_stream_store");
 
     struct named types[16];
     int n = make_types(types);
@@ -218,6 +228,7 @@ int main(int argc, char **argv)
 
     MPIX_Ifunc_free(&f_store);
     MPIX_Ifunc_free(&f_gather);
+    MPIX_Ifunc_free(&f_stream);
     MPI_Win_free(&win);
     if (dynamic || !strcmp(kind, "create")) free(base);
     free(addr);

@@ -183,6 +183,19 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep,
                                        ucx_ifunc_complete_cb_t cb,
                                        void *user_data);
 
+/** Flags of ucx_ifunc_invoke_nbx(). */
+enum {
+    /** The target runs the invocation from its ucx_ifunc_progress() call,
+     *  never inside UCX's message handler, so the function may progress the
+     *  worker (ucx_ifunc_ctx_progress()); forwards keep the flag. */
+    UCX_IFUNC_INVOKE_QUEUED = 1u << 0
+};
+
+/** ucx_ifunc_invoke_nb() with @p flags (UCX_IFUNC_INVOKE_*). */
+ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep,
+                                        const void *args, size_t args_size, unsigned flags,
+                                        ucx_ifunc_complete_cb_t cb, void *user_data);
+
 /**
  * Whether @p ifunc may run outside the process it is sent to: its code has no
  * writable data of its own and asks for no target-only state
@@ -255,6 +268,15 @@ int ucx_ifunc_ctx_forwarded(struct xrdma_ctx *x);
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
  *  (or continues one here): its payload never crossed a process boundary. */
 int ucx_ifunc_ctx_local(struct xrdma_ctx *x);
+/**
+ * From inside an entry (the layer's dispatch, or a runtime function the
+ * ifunc called): progress the worker, for transfers the layer started
+ * (ucp_get_nbx ...). Invocations and replies that arrive meanwhile are
+ * queued and run after the entry returned. @return events progressed, or
+ * -1 where UCX progress may not recurse: the invocation runs inside UCX's
+ * message handler (send it with UCX_IFUNC_INVOKE_QUEUED).
+ */
+int ucx_ifunc_ctx_progress(struct xrdma_ctx *x);
 /**
  * Replace the layer prefix (ucx_ifunc_ctx_set_forward_prefix()) of the forward
  * this invocation made with @p len bytes at @p prefix (copied); for a layer

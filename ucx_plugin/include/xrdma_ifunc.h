@@ -113,6 +113,63 @@ typedef struct {
  */
 const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *ctx, size_t *count);
 
+/* ---- Streaming handlers (MPI layer, xrdma_stream(3)) ---- */
+/**
+ * Header handler: runs first, once per operation, with the operation's
+ * arguments and the number of incoming bytes that will follow.
+ */
+typedef int (*xrdma_stream_header_t)(xrdma_ctx_t *ctx, void *state, const void *args,
+                                     size_t args_size, size_t incoming_bytes);
+/**
+ * Payload handler: runs for each piece of the incoming data, in order, as it
+ * arrives. A piece lies within one chunk (XRDMA_STREAM_CHUNK bytes at
+ * offsets that are multiples of it) and within one block of the target
+ * datatype: @p target is where MPI_Put would store these @p bytes (NULL for
+ * data past the target datatype's blocks), @p offset their place in the
+ * incoming data.
+ */
+typedef int (*xrdma_stream_payload_t)(xrdma_ctx_t *ctx, void *state, void *target,
+                                      const void *data, size_t bytes, size_t offset);
+/** Completion handler: runs last, once, after every piece was handled. */
+typedef int (*xrdma_stream_completion_t)(xrdma_ctx_t *ctx, void *state);
+
+/** Largest per-operation state a streaming function may have. */
+#define XRDMA_STREAM_STATE_MAX 65536
+
+/**
+ * Run the handlers over this operation (what XRDMA_STREAM expands to): the
+ * header handler, the payload handler for each piece of the incoming data
+ * (fetched from the origin chunk by chunk while the handlers run, when the
+ * data was not sent along), then the completion handler. @p state
+ * (@p state_size bytes, zeroed first) is passed to each. @p header and
+ * @p completion may be NULL. The first non-zero handler return ends the
+ * operation with it. @return 0, a handler's non-zero return, or -1 on an
+ * error of XRDMA's (the operation fails with its class).
+ */
+int xrdma_stream(xrdma_ctx_t *ctx, const void *args, size_t args_size, void *state,
+                 size_t state_size, xrdma_stream_header_t header,
+                 xrdma_stream_payload_t payload, xrdma_stream_completion_t completion);
+
+/**
+ * Define a streaming ifunc entry @p name: per-operation state of type
+ * @p state_type (at most XRDMA_STREAM_STATE_MAX bytes, zeroed), and the
+ * header, payload and completion handlers (header and completion may be
+ * NULL). The origin's MPI layer sees the marker entry
+ * <name>__xrdma_stream and streams large MPIX_Xput data to it.
+ */
+#define XRDMA_STREAM(name, state_type, header, payload, completion)                \
+    XRDMA_IFUNC_DEFINE_(name##__xrdma_stream)                                      \
+    {                                                                              \
+        (void)ctx, (void)args, (void)args_size;                                    \
+        return -1; /* a marker: not meant to be invoked */                         \
+    }                                                                              \
+    XRDMA_IFUNC_DEFINE_(name)                                                      \
+    {                                                                              \
+        state_type xrdma_stream_state_;                                            \
+        return xrdma_stream(ctx, args, args_size, &xrdma_stream_state_,            \
+                            sizeof(xrdma_stream_state_), header, payload, completion); \
+    }
+
 #ifdef __cplusplus
 }
 #endif

@@ -275,4 +275,19 @@ void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi)
     }
 }
 
+// Whether @p count elements of @p type at @p origin are one contiguous run
+// of bytes; then @p ref names them.
+bool contiguous(const void *origin, int count, MPI_Datatype type, IncomingRef *ref)
+{
+    int size;
+    MPI_Aint lb, extent, tlb, textent;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS)
+        return false;
+    if (size != textent || (count > 1 && extent != size)) return false;
+    ref->addr = reinterpret_cast<uintptr_t>(origin) + uint64_t(tlb);
+    ref->len = uint64_t(size) * uint64_t(count);
+    return true;
+}
+
 }  // namespace xrdma::mpi

@@ -22,4 +22,8 @@ int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *
 uint64_t blocks_bytes(const std::vector<Block> &b);
 void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi);
 
+// Whether @p count elements of @p type at @p origin are one contiguous run
+// of bytes; then @p ref names them.
+bool contiguous(const void *origin, int count, MPI_Datatype type, IncomingRef *ref);
+
 }  // namespace xrdma::mpi

@@ -44,6 +44,9 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
         return report(error_code(error_class_of(st), std::string("MPIX_Ifunc_load: ") +
                                                          (path ? path : "image in memory") + ": " + why));
     f->entry = entry;
+    // XRDMA_STREAM(name, ...) adds the marker entry <name>__xrdma_stream.
+    f->streams = ucx_ifunc_image_check(f->image.data(), f->image.size(), (f->entry + "__xrdma_stream").c_str(),
+                                       nullptr, 0, nullptr, 0) == UCX_IFUNC_OK;
     *ifunc = f.release();
     return MPI_SUCCESS;
 }

@@ -17,6 +17,10 @@ const Knob knobs[] = {
      "Where X-operations run: auto (in the origin process when it can map the target's window memory: "
      "node peers' MPI_Win_allocate/MPI_Win_allocate_shared windows, and the origin's own rank; movable "
      "code only, see xrdma_ifunc(3)) or target (always as a message to the target process)."},
+    {"XRDMA_STREAM_CHUNK", "1048576",
+     "Bytes per chunk of a streaming function (XRDMA_STREAM, xrdma_stream(3)): its payload handler gets the incoming "
+     "data in pieces that never cross a multiple of it, and an MPIX_Xput larger than it to another process is "
+     "fetched by the target chunk by chunk (at most 3 chunks held there) instead of being sent. At least 64."},
     {"XRDMA_MAX_WINDOWS", "32736",
      "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
      "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},

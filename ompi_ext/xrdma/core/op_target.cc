@@ -5,7 +5,9 @@
 // xrdma_win_base), which the plugin learns of through
 // ucx_ifunc_register_runtime().
 #include "datatype.h"
+#include "op_view.h"
 #include "op_wire.h"
+#include "stream.h"
 #include "window.h"
 #include "xrdma_ifunc.h"
 #include "xrdma_mpi.h"
@@ -14,26 +16,6 @@
 #include <string>
 
 namespace xrdma::mpi {
-
-// What an ifunc sees of its operation (its layer data).
-struct OpView {
-    Window *w;
-    char *base;           // the executing rank's window memory, where it is mapped here
-    size_t bytes;
-    char *region;
-    size_t region_bytes;  // span of the target datatype
-    const void *incoming;
-    size_t incoming_len;
-    // The operation's target layout, to point the view at another rank's
-    // window (a forward that continues in this process).
-    int64_t disp;
-    const std::vector<Block> *blocks;
-    HeldLock lock;  // of the window it runs on, while node peers may run code on it too
-    // xrdma_target_blocks(): the blocks at their addresses, made on first
-    // call (for the region it was made for).
-    std::vector<xrdma_block_t> *at;
-    const char *at_region;
-};
 
 namespace {
 
@@ -136,7 +118,12 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     }  // (no blocks: Xinvoke, count 0: an empty region)
     const void *incoming = p + sizeof(h) + blocks_len;
     size_t incoming_len = h.incoming_len;
-    if (h.flags & kIncomingByRef) {
+    if (h.flags & kIncomingStream) {
+        // Still at the origin: fetched when the function asks for it.
+        std::string why;
+        if ((h.flags & kIncomingByRef) || !stream_view(view, w->size, p + sizeof(h) + blocks_len, h.incoming_len, &why))
+            return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation: " + why);
+    } else if (h.flags & kIncomingByRef) {
         // Only from this process's own MPI layer (node-local execution).
         if (!ucx_ifunc_ctx_local(x) || h.incoming_len != sizeof(IncomingRef))
             return fail(x, UCX_IFUNC_ERR_PROTOCOL, "X-operation refers to memory of another process");
@@ -145,14 +132,17 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         incoming = reinterpret_cast<const void *>(uintptr_t(ref.addr));
         incoming_len = size_t(ref.len);
     }
-    view.incoming = incoming;
-    view.incoming_len = incoming_len;
+    if (!view.streamed) {
+        view.incoming = incoming;
+        view.incoming_len = incoming_len;
+    }
     if (bind(x, view, xrdma_rank(x)) != 0) return -1;
     ucx_ifunc_ctx_set_layer(x, &view);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
     // The function, and the forwards it makes to ranks whose windows are
     // mapped here (window_continue_at re-points the view at each).
     int rc = entry(x, p + prefix, size - prefix);
+    stream_end(x);
     char *const region = view.region;
     if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
@@ -188,7 +178,7 @@ using xrdma::mpi::OpView;
 using xrdma::mpi::WinKind;
 
 namespace {
-OpView *view_of(xrdma_ctx_t *x) { return static_cast<OpView *>(ucx_ifunc_ctx_layer(x)); }
+using xrdma::mpi::view_of;
 
 // Store a size through the ifunc's pointer; false if it cannot be written
 // (a fault inside a runtime call is not contained: check instead).
@@ -208,6 +198,7 @@ const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
     if (!store_size(bytes, v ? v->incoming_len : 0)) return nullptr;
+    if (v && v->streamed && !v->incoming) return xrdma::mpi::stream_stage_all(x, *v);  // (a function that does not stream)
     return v ? v->incoming : nullptr;
 }
 
@@ -251,6 +242,7 @@ ucx_ifunc_status_t register_window_accessors()
         {"xrdma_incoming", reinterpret_cast<void *>(&xrdma_incoming)},
         {"xrdma_win_base", reinterpret_cast<void *>(&xrdma_win_base)},
         {"xrdma_target_blocks", reinterpret_cast<void *>(&xrdma_target_blocks)},
+        {"xrdma_stream", reinterpret_cast<void *>(&xrdma_stream)},
     };
     return ucx_ifunc_register_runtime(accessors, sizeof(accessors) / sizeof(accessors[0]));
 }

@@ -30,6 +30,20 @@ struct IncomingRef {
     uint64_t len;
 };
 
+// Streamed (an Xput of a streaming function, larger than a chunk, to a
+// process that cannot map the origin's memory): the incoming data stays at
+// the origin; the field holds a StreamRef and the memory key to fetch it
+// with (rkey_len bytes, ucp_rkey_pack), and the target fetches it chunk by
+// chunk while the payload handler runs (stream.cc).
+constexpr uint8_t kIncomingStream = 2;
+struct StreamRef {
+    uint64_t addr;      // the data in the origin's memory
+    uint64_t len;
+    int32_t rank;       // the origin's rank in the window
+    uint32_t rkey_len;
+};
+static_assert(sizeof(StreamRef) == 24, "wire layout");
+
 struct Block {
     int64_t offset;
     uint64_t len;

@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "op_wire.h"
 #include "runtime.h"
+#include "stream.h"
 #include "window.h"
 #include "xrdma_mpi.h"
 
@@ -36,6 +37,8 @@ struct OpRecord {
     MPI_Request request;       // MPI_REQUEST_NULL: reported by synchronisation
     int error = MPI_SUCCESS;
     size_t reply_len = 0;      // bytes the reply had (MPI_Get_count on the request's status)
+    ucp_mem_h memh = nullptr;  // a streamed Xput's data, exposed until the op completes
+    void *staged = nullptr;
 };
 
 // Records of finished operations, reused (all under Runtime::mu): a stream
@@ -53,10 +56,15 @@ constexpr size_t kScratchKeep = 4 << 20;  // a larger one is freed after use
 constexpr unsigned kProgressEvery = 8;
 std::vector<Block> blocks_scratch;
 
+// What the record holds for the op in flight: a dup of the origin
+// datatype, a streamed Xput's exposed data.
 void release_type(OpRecord *r)
 {
     if (r->type_owned) MPI_Type_free(&r->origin_type);
     r->type_owned = false;
+    if (r->memh || r->staged) stream_release(r->memh, r->staged);
+    r->memh = nullptr;
+    r->staged = nullptr;
 }
 
 // Put the reply into the origin buffer, as far as whole elements go.
@@ -125,21 +133,6 @@ bool runs_here(Window *w, ucx_ifunc_h h, int target)
     if (!w->runs_here(target)) return false;
     ucx_ifunc_status_t st = ucx_ifunc_movable(h, nullptr, 0);
     return st == UCX_IFUNC_OK || (st == UCX_IFUNC_ERR_DENIED && target == w->rank);
-}
-
-// Whether @p count elements of @p type at @p origin are one contiguous run
-// of bytes; then @p ref names them.
-bool contiguous(const void *origin, int count, MPI_Datatype type, IncomingRef *ref)
-{
-    int size;
-    MPI_Aint lb, extent, tlb, textent;
-    if (MPI_Type_size(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
-        MPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS)
-        return false;
-    if (size != textent || (count > 1 && extent != size)) return false;
-    ref->addr = reinterpret_cast<uintptr_t>(origin) + uint64_t(tlb);
-    ref->len = uint64_t(size) * uint64_t(count);
-    return true;
 }
 
 bool type_ok(MPI_Datatype t)
@@ -230,6 +223,15 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         packed = int(sizeof(ref));
     else if (op == XRDMA_OP_PUT)
         MPI_Pack_size(ocount, otype, w->comm, &packed);
+    // A streaming function in another process: larger data stays here, the
+    // target fetches it chunk by chunk while its handlers run.
+    StreamOut so;
+    if (!here && op == XRDMA_OP_PUT && ifunc->streams && size_t(packed) > stream_chunk()) {
+        err = stream_expose(w->rank, origin, ocount, otype, w->comm, &so);
+        if (err != MPI_SUCCESS) return bad(err);
+        hdr.flags |= kIncomingStream;
+        packed = int(so.wire.size());
+    }
     xrdma::Bytes &payload = payload_scratch;
     payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
     uint8_t *p = payload.data() + sizeof(hdr);
@@ -239,6 +241,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (hdr.flags & kIncomingByRef) {
         memcpy(p, &ref, sizeof(ref));
         pos = int(sizeof(ref));
+    } else if (hdr.flags & kIncomingStream) {
+        memcpy(p, so.wire.data(), so.wire.size());
+        pos = int(so.wire.size());
     } else if (op == XRDMA_OP_PUT && packed) {
         MPI_Pack(origin, ocount, otype, p, packed, &pos, w->comm);
     }
@@ -249,6 +254,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
 
     OpRecord *r = request ? new OpRecord : op_get();
     *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
+    r->memh = so.memh;
+    r->staged = so.staged;
     if (op == XRDMA_OP_GET) {
         int combiner, a, b, c;
         MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
@@ -262,7 +269,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     w->pending[size_t(trank)]++;  // before: a local run completes inside the call
     ucx_ifunc_status_t st =
         here ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
-            : ucx_ifunc_invoke_nb(h, w->eps[size_t(trank)], payload.data(), payload.size(), op_done, r);
+            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], payload.data(), payload.size(),
+                                   (hdr.flags & kIncomingStream) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u, op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         w->pending[size_t(trank)]--;
         err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +

@@ -21,6 +21,7 @@
 struct MPIX_Ifunc_s {
     std::vector<uint8_t> image;
     std::string entry;
+    bool streams = false;  // XRDMA_STREAM: large Xput data is fetched by the target
 };
 
 namespace xrdma::mpi {

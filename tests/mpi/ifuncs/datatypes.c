@@ -26,3 +26,33 @@ XRDMA_IFUNC(dt_gather)
     (void)ctx, (void)args, (void)args_size;
     return 0;
 }
+
+/* dt_stream_store: dt_store as a streaming function (XRDMA_STREAM): each
+ * piece of the incoming data arrives with the address MPI_Put would store
+ * it at; the pieces come in order and add up to the incoming bytes. */
+struct store_state {
+    size_t next, total;
+};
+static int ss_header(xrdma_ctx_t *ctx, void *s, const void *args, size_t args_size, size_t incoming)
+{
+    (void)ctx, (void)args, (void)args_size;
+    ((struct store_state *)s)->total = incoming;
+    return 0;
+}
+static int ss_payload(xrdma_ctx_t *ctx, void *s, void *target, const void *data, size_t bytes, size_t offset)
+{
+    (void)ctx;
+    struct store_state *st = s;
+    if (offset != st->next) return 3; /* out of order */
+    if (!target) return 4;            /* more data than the blocks hold */
+    memcpy(target, data, bytes);
+    st->next += bytes;
+    return 0;
+}
+static int ss_completion(xrdma_ctx_t *ctx, void *s)
+{
+    (void)ctx;
+    const struct store_state *st = s;
+    return st->next == st->total ? 0 : 5;
+}
+XRDMA_STREAM(dt_stream_store, struct store_state, ss_header, ss_payload, ss_completion)

@@ -1,0 +1,47 @@
+// What an ifunc sees of its X-operation at the target (the layer data of
+// its plugin context): the window memory it runs on, the target region and
+// its blocks, and the incoming data (arrived with the operation, in the
+// origin's memory in this process, or still at the origin: streamed).
+#pragma once
+
+#include "op_wire.h"
+#include "target_lock.h"
+#include "ucx_ifunc.h"
+#include "xrdma_ifunc.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace xrdma::mpi {
+
+struct Window;
+
+struct OpView {
+    Window *w;
+    char *base;           // the executing rank's window memory, where it is mapped here
+    size_t bytes;
+    char *region;
+    size_t region_bytes;  // span of the target datatype
+    const void *incoming;  // nullptr while streamed data is still at the origin
+    size_t incoming_len;
+    // The operation's target layout, to point the view at another rank's
+    // window (a forward that continues in this process).
+    int64_t disp;
+    const std::vector<Block> *blocks;
+    HeldLock lock;  // of the window it runs on, while node peers may run code on it too
+    // xrdma_target_blocks(): the blocks at their addresses, made on first
+    // call (for the region it was made for).
+    std::vector<xrdma_block_t> *at;
+    const char *at_region;
+    // Streamed incoming data (kIncomingStream): where it is at the origin,
+    // and the memory key to fetch it with (both in the operation's payload).
+    bool streamed = false;
+    StreamRef stream{};
+    const uint8_t *rkey = nullptr;
+};
+
+// The view of the X-operation @p x runs (nullptr outside one).
+inline OpView *view_of(struct xrdma_ctx *x) { return static_cast<OpView *>(ucx_ifunc_ctx_layer(x)); }
+
+}  // namespace xrdma::mpi

@@ -1,0 +1,293 @@
+// Streaming X-operations: xrdma_stream() and the fetching of streamed data
+// at the target, and the exposure of an Xput's data at the origin (see
+// stream.h).
+#include "stream.h"
+
+#include "datatype.h"
+#include "errors.h"
+#include "runtime.h"
+#include "window.h"
+
+#include "xrdma_common/config.h"
+#include "xrdma_common/log.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace xrdma::mpi {
+
+namespace {
+
+// Chunks fetched ahead of the payload handler: one being handled while the
+// next ones travel. The target holds at most this many chunks of a message.
+constexpr unsigned kDepth = 3;
+// Fetch buffers up to this size are kept for the next stream.
+constexpr size_t kKeep = 256 << 10;
+
+struct Fetch {
+    xrdma::Bytes buf;
+    size_t len = 0;
+    bool busy = false;  // a get into buf in flight
+    ucs_status_t status = UCS_OK;
+};
+
+// The fetches of the stream running in this process: outside any frame, as
+// a handler that faults unwinds the runtime's frames without destructors
+// (stream_end() cleans up). One at a time: dispatches are serialised under
+// Runtime::mu, and arrivals during a stream are queued by the plugin.
+struct Fetcher {
+    bool active = false;  // between the first fetch and stream_end()
+    bool streaming = false;  // inside xrdma_stream(): no nested one
+    ucp_rkey_h rkey = nullptr;
+    Fetch slot[kDepth];
+    xrdma::Bytes stage;  // stream_stage_all()'s copy
+} g;
+
+int fail(xrdma_ctx *x, ucx_ifunc_status_t st, const std::string &msg)
+{
+    ucx_ifunc_ctx_fail(x, st, msg.c_str());
+    return -1;
+}
+
+void fetch_done(void *request, ucs_status_t status, void *user_data)
+{
+    auto *f = static_cast<Fetch *>(user_data);
+    f->status = status;
+    f->busy = false;
+    ucp_request_free(request);
+}
+
+// Start fetching chunk @p i of @p v's streamed data into @p f.
+void fetch_start(ucp_ep_h ep, const StreamRef &ref, size_t chunk, size_t i, Fetch &f)
+{
+    const size_t off = i * chunk;
+    f.len = std::min(chunk, size_t(ref.len) - off);
+    if (f.buf.size() < f.len) f.buf.resize(f.len);
+    f.status = UCS_OK;
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.send = fetch_done;
+    p.user_data = &f;
+    ucs_status_ptr_t r = ucp_get_nbx(ep, f.buf.data(), f.len, ref.addr + off, g.rkey, &p);
+    if (UCS_PTR_IS_PTR(r)) {
+        f.busy = true;
+    } else {
+        f.busy = false;
+        f.status = UCS_PTR_STATUS(r);
+    }
+}
+
+// Fetch @p v's streamed data chunk by chunk, kDepth chunks ahead, handing
+// each to @p sink(data, len, offset) in order. 0, the sink's non-zero
+// return, or -1 after ucx_ifunc_ctx_fail().
+template <class Sink>
+int fetch_all(xrdma_ctx *x, OpView &v, Sink &&sink)
+{
+    const StreamRef &ref = v.stream;
+    Window *w = v.w;
+    ucp_ep_h ep = w->eps[size_t(ref.rank)];
+    const std::string from = "fetching the incoming data from rank " + std::to_string(ref.rank);
+    // Fetching needs progress, which UCX does not allow inside its handler.
+    if (ucx_ifunc_ctx_progress(x) < 0)
+        return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": the operation runs inside UCX's handler (not sent queued)");
+    g.active = true;
+    ucs_status_t st = ucp_ep_rkey_unpack(ep, v.rkey, &g.rkey);
+    if (st != UCS_OK) {
+        g.rkey = nullptr;
+        return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": its memory key: " + ucs_status_string(st));
+    }
+    const size_t chunk = stream_chunk();
+    const size_t n = (size_t(ref.len) + chunk - 1) / chunk;
+    XRDMA_DEBUG("fetching %zu bytes from rank %d in %zu chunks", size_t(ref.len), int(ref.rank), n);
+    for (size_t i = 0; i < n && i < kDepth; ++i) fetch_start(ep, ref, chunk, i, g.slot[i]);
+    for (size_t i = 0; i < n; ++i) {
+        Fetch &f = g.slot[i % kDepth];
+        while (f.busy)
+            if (ucx_ifunc_ctx_progress(x) < 0) return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": no progress");
+        if (f.status != UCS_OK) return fail(x, UCX_IFUNC_ERR_PEER, from + ": " + ucs_status_string(f.status));
+        const int rc = sink(f.buf.data(), f.len, i * chunk);
+        if (rc) return rc;
+        if (i + kDepth < n) fetch_start(ep, ref, chunk, i + kDepth, f);
+    }
+    return 0;
+}
+
+// Where incoming data goes under MPI_Put: the target blocks in datatype
+// order. Hands each piece within one block to the payload handler.
+struct Walk {
+    xrdma_ctx *x;
+    const OpView &v;
+    void *state;
+    xrdma_stream_payload_t payload;
+    size_t block = 0;  // the block the next byte goes to
+    size_t in = 0;     // bytes of it already passed
+
+    int operator()(const uint8_t *data, size_t len, size_t offset)
+    {
+        const std::vector<Block> &b = *v.blocks;
+        while (len) {
+            while (block < b.size() && in == b[block].len) {
+                ++block;
+                in = 0;
+            }
+            size_t n = len;
+            void *target = nullptr;
+            if (block < b.size()) {
+                n = std::min(n, size_t(b[block].len) - in);
+                target = v.region + b[block].offset + int64_t(in);
+                in += n;
+            }
+            const int rc = payload(x, state, target, data, n, offset);
+            if (rc) return rc;
+            data += n;
+            offset += n;
+            len -= n;
+        }
+        return 0;
+    }
+};
+
+// Zero the function's state (its memory: a bad pointer must not crash us).
+bool zero_state(void *state, size_t size)
+{
+    static const uint8_t zeros[4096] = {};
+    auto *p = static_cast<uint8_t *>(state);
+    for (size_t done = 0; done < size; done += sizeof(zeros))
+        if (ucx_ifunc_copy_checked(p + done, zeros, std::min(sizeof(zeros), size - done)) != 0) return false;
+    return true;
+}
+
+}  // namespace
+
+size_t stream_chunk()
+{
+    static const size_t chunk = [] {
+        unsigned long long c = xrdma::config_get_ull("XRDMA_STREAM_CHUNK");
+        if (c < 64) {
+            XRDMA_WARN("XRDMA_STREAM_CHUNK=%llu is below 64 bytes: using 64", c);
+            c = 64;
+        }
+        return size_t(c);
+    }();
+    return chunk;
+}
+
+int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MPI_Comm comm, StreamOut *out)
+{
+    Runtime &rt = Runtime::get();
+    IncomingRef ref{};
+    if (!contiguous(origin, count, type, &ref)) {
+        int size = 0, pos = 0;
+        MPI_Pack_size(count, type, comm, &size);
+        out->staged = malloc(size_t(size) ? size_t(size) : 1);
+        if (!out->staged) return error_code(MPI_ERR_NO_MEM, "MPIX_Xput: cannot pack the origin data for streaming");
+        MPI_Pack(origin, count, type, out->staged, size, &pos, comm);
+        ref.addr = reinterpret_cast<uintptr_t>(out->staged);
+        ref.len = uint64_t(pos);
+    }
+    ucp_mem_map_params_t mp{};
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    mp.address = reinterpret_cast<void *>(uintptr_t(ref.addr));
+    mp.length = size_t(ref.len);
+    ucs_status_t st = ucp_mem_map(rt.ucp, &mp, &out->memh);
+    void *key = nullptr;
+    size_t key_len = 0;
+    if (st == UCS_OK) {
+        st = ucp_rkey_pack(rt.ucp, out->memh, &key, &key_len);
+        if (st != UCS_OK) ucp_mem_unmap(rt.ucp, out->memh);
+    }
+    if (st != UCS_OK) {
+        out->memh = nullptr;
+        free(out->staged);
+        out->staged = nullptr;
+        return error_code(MPI_ERR_OTHER, std::string("MPIX_Xput: cannot expose the origin data for streaming: ") +
+                                             ucs_status_string(st));
+    }
+    StreamRef sr{ref.addr, ref.len, rank, uint32_t(key_len)};
+    out->wire.resize(sizeof(sr) + key_len);
+    memcpy(out->wire.data(), &sr, sizeof(sr));
+    memcpy(out->wire.data() + sizeof(sr), key, key_len);
+    ucp_rkey_buffer_release(key);
+    return MPI_SUCCESS;
+}
+
+void stream_release(ucp_mem_h memh, void *staged)
+{
+    if (memh) ucp_mem_unmap(Runtime::get().ucp, memh);
+    free(staged);
+}
+
+bool stream_view(OpView &v, int window_size, const uint8_t *field, size_t len, std::string *why)
+{
+    StreamRef ref;
+    if (len < sizeof(ref)) return *why = "streamed data without its reference", false;
+    memcpy(&ref, field, sizeof(ref));
+    if (sizeof(ref) + uint64_t(ref.rkey_len) != len) return *why = "streamed data with a malformed memory key", false;
+    if (ref.rank < 0 || ref.rank >= window_size) return *why = "streamed data from an unknown rank", false;
+    v.streamed = true;
+    v.stream = ref;
+    v.rkey = field + sizeof(ref);
+    v.incoming = nullptr;
+    v.incoming_len = size_t(ref.len);
+    return true;
+}
+
+const void *stream_stage_all(xrdma_ctx *x, OpView &v)
+{
+    if (g.stage.size() < v.incoming_len) g.stage.resize(v.incoming_len);
+    int rc = fetch_all(x, v, [](const uint8_t *data, size_t len, size_t offset) {
+        memcpy(g.stage.data() + offset, data, len);
+        return 0;
+    });
+    if (rc) return nullptr;
+    v.incoming = g.stage.data();
+    return v.incoming;
+}
+
+void stream_end(xrdma_ctx *x)
+{
+    g.streaming = false;
+    if (!g.active) return;
+    for (Fetch &f : g.slot) {
+        while (f.busy)
+            if (ucx_ifunc_ctx_progress(x) < 0) break;  // (cannot be: fetching started only where it works)
+        if (f.buf.capacity() > kKeep) xrdma::Bytes().swap(f.buf);
+    }
+    if (g.rkey) ucp_rkey_destroy(g.rkey);
+    g.rkey = nullptr;
+    xrdma::Bytes().swap(g.stage);
+    g.active = false;
+}
+
+}  // namespace xrdma::mpi
+
+using namespace xrdma::mpi;
+
+extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, void *state, size_t state_size,
+                            xrdma_stream_header_t header, xrdma_stream_payload_t payload,
+                            xrdma_stream_completion_t completion)
+{
+    OpView *v = view_of(x);
+    if (!v) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream outside an X-operation");
+    if (!payload) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream without a payload handler");
+    if (state_size > XRDMA_STREAM_STATE_MAX || (state_size && !state) || !zero_state(state, state_size))
+        return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream: bad state (at most XRDMA_STREAM_STATE_MAX bytes)");
+    if (g.streaming) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream called from a streaming handler");
+    g.streaming = true;
+    int rc = header ? header(x, state, args, args_size, v->incoming_len) : 0;
+    if (rc) return rc;
+    Walk walk{x, *v, state, payload};
+    if (v->streamed && !v->incoming) {
+        rc = fetch_all(x, *v, walk);
+    } else {
+        // Here already (sent along, or the origin's memory in this process):
+        // the same pieces as if it had been fetched.
+        const size_t chunk = stream_chunk();
+        const auto *in = static_cast<const uint8_t *>(v->incoming);
+        for (size_t off = 0; off < v->incoming_len && rc == 0; off += chunk)
+            rc = walk(in + off, std::min(chunk, v->incoming_len - off), off);
+    }
+    if (rc) return rc;
+    return completion ? completion(x, state) : 0;
+}

@@ -58,7 +58,7 @@ static void bench_ucx_check(ucs_status_t st, const char *what)
 /* Context (AM + RMA), worker, ifunc context; worker addresses exchanged with
  * MPI_Allgather of their lengths then MPI_Allgatherv; an endpoint to every
  * other rank, each made a peer of the ifunc context. */
-static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
+__attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b->size);
@@ -117,7 +117,7 @@ static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
     free(displs);
 }
 
-static void bench_ucx_fini(struct bench_ucx *b)
+__attribute__((unused)) static void bench_ucx_fini(struct bench_ucx *b)
 {
     ucs_status_ptr_t *reqs = calloc(b->size, sizeof(*reqs));
     ucp_request_param_t p;

@@ -45,3 +45,17 @@ XRDMA_IFUNC(osu_add)
     for (size_t i = 0; i < n / 8; ++i) t[i] += in[i];
     return 0;
 }
+
+/* osu_stream_add (osu_xstream): a streaming accumulate, double by double, of
+ * each piece as it arrives (XRDMA_STREAM); pieces of whole doubles. */
+static int stream_add_payload(xrdma_ctx_t *ctx, void *state, void *target, const void *data, size_t bytes,
+                              size_t offset)
+{
+    (void)ctx, (void)state, (void)offset;
+    if (!target || bytes % sizeof(double)) return 1;
+    double *t = target;
+    const double *d = data;
+    for (size_t i = 0; i < bytes / sizeof(double); ++i) t[i] += d[i];
+    return 0;
+}
+XRDMA_STREAM(osu_stream_add, char, NULL, stream_add_payload, NULL)

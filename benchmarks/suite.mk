@@ -64,6 +64,15 @@ benchmarks_osu_xget_compile_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xget_compile_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xget_compile_DEPENDENCIES = benchmarks/cold_bitcode_1m.xfn benchmarks/osu_ifuncs.xfn
 
+# A large reduction into a target region: streaming MPIX_Xput against
+# MPI_Put plus the target's combine loop, and the target's extra memory (issue 16).
+noinst_PROGRAMS += benchmarks/osu_xstream
+benchmarks_osu_xstream_SOURCES = benchmarks/osu_xstream.c benchmarks/bench_common.h
+benchmarks_osu_xstream_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_osu_xstream_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_osu_xstream_LDFLAGS = -no-install
+EXTRA_benchmarks_osu_xstream_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+
 # Images of about 4 KiB .. 1 MiB for osu_xinvoke_cold: a generated source
 # per kind and size, padded with incompressible data (gen-cold-ifunc), built
 # with only a native part, or only bitcode for this host's triple. An empty
@@ -138,7 +147,7 @@ CLEANFILES += $(BENCH_SUITE_IMAGES)
 # targets (benchmarks/summary). `make plot` alone redraws the charts.
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
-	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) \
+	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
 	benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \

@@ -33,7 +33,8 @@ examples/chase_ifunc.xfn: examples/xrdma_chase.h
 # tests/mpi: see ompi_ext/local.mk.
 MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
 MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
-noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add
+noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add \
+	examples/mpi_stream_reduce
 examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON)
 examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
@@ -56,8 +57,14 @@ examples_mpi_subarray_add_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_subarray_add_LDFLAGS = -no-install
 EXTRA_examples_mpi_subarray_add_DEPENDENCIES = examples/mpi_subarray_add_ifunc.xfn
 
+examples_mpi_stream_reduce_SOURCES = examples/mpi_stream_reduce.c
+examples_mpi_stream_reduce_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_stream_reduce_LDADD = $(MPIX_EXAMPLE_LDADD)
+examples_mpi_stream_reduce_LDFLAGS = -no-install
+EXTRA_examples_mpi_stream_reduce_DEPENDENCIES = examples/mpi_stream_reduce_ifunc.xfn
+
 MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c \
-	examples/mpi_subarray_add_ifunc.c
+	examples/mpi_subarray_add_ifunc.c examples/mpi_stream_reduce_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
 examples/mpi_chase_ifunc.xfn: examples/xrdma_chase.h

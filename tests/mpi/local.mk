@@ -25,6 +25,25 @@ tests_mpi_test_datatypes_LDFLAGS = -no-install
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/datatypes.xfn
 EXTRA_DIST += tests/mpi/ifuncs/datatypes.c
 
+# Streaming X-operations (XRDMA_STREAM): handlers per piece, fetched data.
+check_PROGRAMS += tests/mpi/test_stream
+tests_mpi_test_stream_SOURCES = tests/mpi/test_stream.c tests/mpi/mpitest.h
+tests_mpi_test_stream_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_stream_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_stream_LDFLAGS = -no-install
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/stream.xfn tests/mpi/ifuncs/stream_crash.xfn
+EXTRA_DIST += tests/mpi/ifuncs/stream.c tests/mpi/ifuncs/stream_crash.c
+MPI_STREAM_TESTS = \
+	tests/mpi/stream-create-np2-tcp.mpitest \
+	tests/mpi/stream-allocate-np3-shm.mpitest \
+	tests/mpi/stream-shared-np3-tcp.mpitest \
+	tests/mpi/stream-dynamic-np2-shm.mpitest \
+	tests/mpi/target/stream-allocate-np3-shm.mpitest \
+	tests/mpi/target/stream-create-np2-shm.mpitest \
+	tests/mpi/bitcode/stream-allocate-np2-tcp.mpitest
+TESTS += $(MPI_STREAM_TESTS)
+CLEANFILES += $(MPI_STREAM_TESTS)
+
 # The per-target lock of node-local execution, between processes (no MPI).
 check_PROGRAMS += tests/mpi/test_target_lock
 TESTS += tests/mpi/test_target_lock

@@ -54,4 +54,37 @@ static inline int mt_error_is(int err, int cls, const char *needle)
     }
     return 1;
 }
+
+/* A window of @p bytes of kind @p kind: "create" (malloc'ed memory),
+ * "allocate", "shared" (MPI_Win_allocate_shared) or "dynamic" (malloc'ed
+ * memory attached); its memory in *base. Returns 1 for a dynamic window
+ * (target_disp is an address), 0 otherwise; aborts on an unknown kind. */
+static inline int mt_window(const char *kind, MPI_Aint bytes, int disp_unit, void *base, MPI_Win *win)
+{
+    void **b = (void **)base;
+    if (!strcmp(kind, "create")) {
+        *b = malloc((size_t)bytes);
+        MPI_Win_create(*b, bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, win);
+    } else if (!strcmp(kind, "allocate")) {
+        MPI_Win_allocate(bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, b, win);
+    } else if (!strcmp(kind, "shared")) {
+        MPI_Win_allocate_shared(bytes, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, b, win);
+    } else if (!strcmp(kind, "dynamic")) {
+        *b = malloc((size_t)bytes);
+        MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win);
+        MPI_Win_attach(*win, *b, bytes);
+        return 1;
+    } else {
+        fprintf(stderr, "unknown window kind %s\n", kind);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return 0;
+}
+
+/* Free a window mt_window() made, and its memory if it was malloc'ed. */
+static inline void mt_window_free(const char *kind, void *base, MPI_Win *win)
+{
+    MPI_Win_free(win);
+    if (!strcmp(kind, "create") || !strcmp(kind, "dynamic")) free(base);
+}
 #endif

@@ -197,21 +197,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *kind = argv[1];
-    if (!strcmp(kind, "create")) {
-        base = malloc(BYTES);
-        MPI_Win_create(base, BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else if (!strcmp(kind, "allocate")) {
-        MPI_Win_allocate(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    } else if (!strcmp(kind, "shared")) {
-        MPI_Win_allocate_shared(BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    } else if (!strcmp(kind, "dynamic")) {
-        dynamic = 1;
-        base = malloc(BYTES);
-        MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-        MPI_Win_attach(win, base, BYTES);
-    } else {
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    dynamic = mt_window(kind, BYTES, 1, &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     addr = malloc(sizeof(MPI_Aint) * (size_t)size);
     MPI_Aint mine;
@@ -229,8 +215,7 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_store);
     MPIX_Ifunc_free(&f_gather);
     MPIX_Ifunc_free(&f_stream);
-    MPI_Win_free(&win);
-    if (dynamic || !strcmp(kind, "create")) free(base);
+    mt_window_free(kind, base, &win);
     free(addr);
     int rc = mt_finish("target datatypes");
     MPI_Finalize();

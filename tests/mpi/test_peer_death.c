@@ -1,8 +1,11 @@
 /* A rank that dies: X-ops pending on it end with MPIX_ERR_PEER in bounded
  * time, and X-ops to the other ranks are unaffected. Needs 3 ranks, UCX over
  * TCP with XRDMA_PEER_FAILURE=on, and mpirun --enable-recovery (so the job
- * outlives the death). argv[1]: runaway.xfn, argv[2]: mpi_ops.xfn. Exit
- * status and the closing line come from rank 0 alone (rank 2 is gone). */
+ * outlives the death). argv[1]: runaway.xfn, argv[2]: mpi_ops.xfn,
+ * argv[3]: stream.xfn. Rank 2 dies while rank 1 fetches the data of its
+ * streaming Xput (XRDMA_STREAM): rank 1 must neither crash nor hang in the
+ * fetch, and answers rank 0 afterwards. Exit status and the closing line
+ * come from rank 0 alone (rank 2 is gone). */
 #include <mpix_xrdma.h>
 #include <signal.h>
 #include <stdint.h>
@@ -17,19 +20,35 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_rank = rank;
-    if (size != 3 || argc != 3) {
-        if (rank == 0) fprintf(stderr, "needs 3 ranks and 2 images\n");
+    if (size != 3 || argc != 4) {
+        if (rank == 0) fprintf(stderr, "needs 3 ranks and 3 images\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int64_t *base;
     MPI_Win win;
-    MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate(128, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);  /* st_count writes at 8 */
     for (int i = 0; i < 8; ++i) base[i] = 100 * rank + i;
     MPIX_Ifunc spin, sum;
     MPIX_Ifunc_load(argv[1], NULL, &spin);
     MPIX_Ifunc_load(argv[2], "sum", &sum);
+    /* Rank 2 streams 32 MiB to rank 1 (whose function only counts the
+     * pieces) and dies as soon as it sent the operation: rank 1 is left
+     * fetching from a dead rank. Its code went first, with a small
+     * operation, so that the large one is only a header. */
+    MPIX_Ifunc count;
+    MPIX_Ifunc_load(argv[3], "st_count", &count);
+    const int n = 4 << 20;
+    double *data = rank == 2 ? calloc((size_t)n, sizeof(double)) : NULL;
+    if (rank == 2) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+        MPIX_Xput(data, 1, MPI_DOUBLE, 1, 8, 8, MPI_INT64_T, count, NULL, 0, win);
+        MPI_Win_flush(1, win);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 2) raise(SIGKILL);
+    if (rank == 2) {
+        MPIX_Xput(data, n, MPI_DOUBLE, 1, 8, 8, MPI_INT64_T, count, NULL, 0, win);
+        raise(SIGKILL);
+    }
     if (rank == 0) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Request r;

@@ -1,0 +1,80 @@
+/* Streaming functions test_stream ships (XRDMA_STREAM).
+ *   st_add    MPIX_Xput: adds the incoming doubles to the target's, piece by
+ *             piece; checks what the handlers are promised: pieces in
+ *             order, none crossing a multiple of the chunk size (args[0]),
+ *             whole doubles, together the incoming bytes. args[1] != 0 makes
+ *             the header fail with it, args[2] != 0 the payload handler at
+ *             the piece holding that byte offset (with 100), args[3] != 0
+ *             the completion (with it).
+ *   st_count  MPIX_Xinvoke / MPIX_Xget: no incoming data, so no payload
+ *             piece; the completion writes how many pieces it saw (0) and
+ *             1 for its own run into the target's first two int64. */
+#include <stdint.h>
+#include <xrdma_ifunc.h>
+
+struct add_state {
+    uint64_t chunk, fail_payload_at, fail_completion;
+    size_t next, total, pieces;
+};
+
+static int add_header(xrdma_ctx_t *ctx, void *s, const void *args, size_t args_size, size_t incoming)
+{
+    (void)ctx;
+    struct add_state *st = s;
+    const uint64_t *a = args;
+    if (args_size != 4 * sizeof(uint64_t)) return 90;
+    if (a[1]) return (int)a[1];
+    st->chunk = a[0];
+    st->fail_payload_at = a[2];
+    st->fail_completion = a[3];
+    st->total = incoming;
+    return 0;
+}
+
+static int add_payload(xrdma_ctx_t *ctx, void *s, void *target, const void *data, size_t bytes, size_t offset)
+{
+    (void)ctx;
+    struct add_state *st = s;
+    if (offset != st->next) return 91;                                   /* out of order */
+    if (st->chunk && offset / st->chunk != (offset + bytes - 1) / st->chunk) return 92; /* crosses a chunk */
+    if (offset % sizeof(double) || bytes % sizeof(double)) return 93;     /* splits a double */
+    if (!target) return 94;
+    if (st->fail_payload_at && offset <= st->fail_payload_at - 1 && st->fail_payload_at - 1 < offset + bytes)
+        return 100;
+    double *t = target;
+    const double *d = data;
+    for (size_t i = 0; i < bytes / sizeof(double); ++i) t[i] += d[i];
+    st->next += bytes;
+    st->pieces++;
+    return 0;
+}
+
+static int add_completion(xrdma_ctx_t *ctx, void *s)
+{
+    (void)ctx;
+    const struct add_state *st = s;
+    if (st->fail_completion) return (int)st->fail_completion;
+    return st->next == st->total && st->pieces ? 0 : 95;
+}
+
+XRDMA_STREAM(st_add, struct add_state, add_header, add_payload, add_completion)
+
+struct count_state {
+    int64_t pieces;
+};
+static int count_payload(xrdma_ctx_t *ctx, void *s, void *target, const void *data, size_t bytes, size_t offset)
+{
+    (void)ctx, (void)target, (void)data, (void)bytes, (void)offset;
+    ((struct count_state *)s)->pieces++;
+    return 0;
+}
+static int count_completion(xrdma_ctx_t *ctx, void *s)
+{
+    size_t n;
+    int64_t *t = xrdma_target(ctx, &n);
+    if (!t || n < 2 * sizeof(int64_t)) return 96;
+    t[0] = ((struct count_state *)s)->pieces;
+    t[1] = 1;
+    return 0;
+}
+XRDMA_STREAM(st_count, struct count_state, NULL, count_payload, count_completion)

@@ -12,8 +12,10 @@
  *   - a handler's non-zero return ends the operation with
  *     MPIX_ERR_IFUNC_RETURN (header, payload, completion), and the next
  *     operation works;
- *   - MPIX_Xinvoke and MPIX_Xget of a streaming function: no incoming data,
- *     so no payload piece; the Xget returns the region as MPI_Get would;
+ *   - MPIX_Xinvoke and MPIX_Xget of a streaming function: the Xget's
+ *     region streams through the payload handler, and the Xget returns the
+ *     region as MPI_Get would; one whose handler replies piece by piece
+ *     (xrdma_stream_reply) returns what it chose;
  *   - a payload handler that faults ends the operation with
  *     MPIX_ERR_IFUNC_FAULT; the target lives on and streams again. */
 #include <mpix_xrdma.h>
@@ -31,7 +33,7 @@ static int rank, size, dynamic;
 static double *base;
 static MPI_Win win;
 static MPI_Aint *addr;
-static MPIX_Ifunc f_add, f_count, f_crash;
+static MPIX_Ifunc f_add, f_count, f_above, f_crash;
 static uint64_t chunk;
 
 static MPI_Aint disp(int r, MPI_Aint d) { return dynamic ? addr[r] + d * (MPI_Aint)sizeof(double) : d; }
@@ -162,8 +164,34 @@ static void test_no_incoming(void)
     CHECK(err == MPI_SUCCESS, "MPIX_Xget(st_count): error %d", err);
     err = MPI_Win_unlock(next, win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xget(st_count) completes: error %d", err);
-    CHECK(got[0] == 0 && got[1] == 1, "st_count via Xget: %lld pieces, ran %lld (want 0, 1)", (long long)got[0],
+    CHECK(got[0] == 1 && got[1] == 1, "st_count via Xget: %lld pieces, ran %lld (want 1, 1)", (long long)got[0],
           (long long)got[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* A reply made piece by piece: the doubles above a threshold, of the
+     * region's ~6 chunks. */
+    reset();
+    const double threshold = 1000.0 + ACC + N / 2;
+    double *above = malloc(sizeof(double) * N);
+    MPI_Request req;
+    MPI_Status st;
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+    err = MPIX_Rxget(above, N, MPI_DOUBLE, next, disp(next, ACC), N, MPI_DOUBLE, f_above, &threshold,
+                     sizeof(threshold), win, &req);
+    CHECK(err == MPI_SUCCESS, "MPIX_Rxget(st_above): error %d", err);
+    err = MPI_Wait(&req, &st);
+    CHECK(err == MPI_SUCCESS, "MPIX_Rxget(st_above) completes: error %d", err);
+    MPI_Win_unlock(next, win);
+    int got_n = -1;
+    MPI_Get_count(&st, MPI_DOUBLE, &got_n);
+    int want_n = 0, bad = 0;
+    for (int i = 0; i < N; ++i) {
+        if (1000.0 + ACC + i <= threshold) continue;
+        if (want_n < got_n && above[want_n] != 1000.0 + ACC + i) ++bad;
+        ++want_n;
+    }
+    CHECK(got_n == want_n && bad == 0, "st_above: %d doubles (want %d), %d wrong", got_n, want_n, bad);
+    free(above);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -210,6 +238,7 @@ int main(int argc, char **argv)
     MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
     CHECK(MPIX_Ifunc_load(argv[2], "st_add", &f_add) == MPI_SUCCESS, "load st_add");
     CHECK(MPIX_Ifunc_load(argv[2], "st_count", &f_count) == MPI_SUCCESS, "load st_count");
+    CHECK(MPIX_Ifunc_load(argv[2], "st_above", &f_above) == MPI_SUCCESS, "load st_above");
     CHECK(MPIX_Ifunc_load(argv[3], NULL, &f_crash) == MPI_SUCCESS, "load st_crash (the image's only entry)");
 
     test_accumulate();
@@ -220,6 +249,7 @@ int main(int argc, char **argv)
 
     MPIX_Ifunc_free(&f_add);
     MPIX_Ifunc_free(&f_count);
+    MPIX_Ifunc_free(&f_above);
     MPIX_Ifunc_free(&f_crash);
     mt_window_free(kind, base, &win);
     free(addr);

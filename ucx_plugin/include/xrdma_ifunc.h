@@ -116,7 +116,8 @@ const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *ctx, size_t *count);
 /* ---- Streaming handlers (MPI layer, xrdma_stream(3)) ---- */
 /**
  * Header handler: runs first, once per operation, with the operation's
- * arguments and the number of incoming bytes that will follow.
+ * arguments and the number of bytes the payload handler will be given (an
+ * Xput's incoming data; an Xget's target region).
  */
 typedef int (*xrdma_stream_header_t)(xrdma_ctx_t *ctx, void *state, const void *args,
                                      size_t args_size, size_t incoming_bytes);
@@ -126,7 +127,9 @@ typedef int (*xrdma_stream_header_t)(xrdma_ctx_t *ctx, void *state, const void *
  * offsets that are multiples of it) and within one block of the target
  * datatype: @p target is where MPI_Put would store these @p bytes (NULL for
  * data past the target datatype's blocks), @p offset their place in the
- * incoming data.
+ * incoming data. For an MPIX_Xget the pieces are the target region's
+ * blocks themselves (@p data == @p target), and the handler may produce the
+ * reply piece by piece with xrdma_stream_reply().
  */
 typedef int (*xrdma_stream_payload_t)(xrdma_ctx_t *ctx, void *state, void *target,
                                       const void *data, size_t bytes, size_t offset);
@@ -149,6 +152,15 @@ typedef int (*xrdma_stream_completion_t)(xrdma_ctx_t *ctx, void *state);
 int xrdma_stream(xrdma_ctx_t *ctx, const void *args, size_t args_size, void *state,
                  size_t state_size, xrdma_stream_header_t header,
                  xrdma_stream_payload_t payload, xrdma_stream_completion_t completion);
+
+/**
+ * Append @p bytes at @p data to the reply of a streaming function's
+ * MPIX_Xget (from its handlers): the reply, the concatenation of these
+ * pieces, goes to the origin after the completion handler, as with
+ * xrdma_reply(). Without any, the Xget returns the target region.
+ * @return 0, or -1 outside an Xget's streaming handlers or on bad memory.
+ */
+int xrdma_stream_reply(xrdma_ctx_t *ctx, const void *data, size_t bytes);
 
 /**
  * Define a streaming ifunc entry @p name: per-operation state of type

@@ -110,7 +110,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
-    OpView view{w, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}, &w->dispatch_at, nullptr};
+    OpView view{w, h.op, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}, &w->dispatch_at, nullptr};
     if (h.nblocks) {
         int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);
@@ -121,7 +121,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (h.flags & kIncomingStream) {
         // Still at the origin: fetched when the function asks for it.
         std::string why;
-        if ((h.flags & kIncomingByRef) || !stream_view(view, w->size, p + sizeof(h) + blocks_len, h.incoming_len, &why))
+        if ((h.flags & kIncomingByRef) || !stream_view(view, xrdma_origin(x), p + sizeof(h) + blocks_len, h.incoming_len, &why))
             return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation: " + why);
     } else if (h.flags & kIncomingByRef) {
         // Only from this process's own MPI layer (node-local execution).
@@ -243,6 +243,7 @@ ucx_ifunc_status_t register_window_accessors()
         {"xrdma_win_base", reinterpret_cast<void *>(&xrdma_win_base)},
         {"xrdma_target_blocks", reinterpret_cast<void *>(&xrdma_target_blocks)},
         {"xrdma_stream", reinterpret_cast<void *>(&xrdma_stream)},
+        {"xrdma_stream_reply", reinterpret_cast<void *>(&xrdma_stream_reply)},
     };
     return ucx_ifunc_register_runtime(accessors, sizeof(accessors) / sizeof(accessors[0]));
 }

@@ -19,6 +19,7 @@ struct Window;
 
 struct OpView {
     Window *w;
+    uint8_t op;           // xrdma_mpi_op
     char *base;           // the executing rank's window memory, where it is mapped here
     size_t bytes;
     char *region;

@@ -8,6 +8,8 @@
 #include "runtime.h"
 #include "window.h"
 
+#include "xrdma_mpi.h"
+
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 
@@ -42,7 +44,14 @@ struct Fetcher {
     ucp_rkey_h rkey = nullptr;
     Fetch slot[kDepth];
     xrdma::Bytes stage;  // stream_stage_all()'s copy
+    xrdma::Bytes reply;  // an Xget's reply, as xrdma_stream_reply() makes it
+    bool replying = false;
+    // The memory key of the running stream, then zeros: UCX reads a packed
+    // key's memory-domain map (8 bytes), then per domain (at most 64) a
+    // length byte and up to 255 bytes.
+    uint8_t key[4096 + 8 + 64 * 256];
 } g;
+constexpr uint32_t kMaxKey = 4096;
 
 int fail(xrdma_ctx *x, ucx_ifunc_status_t st, const std::string &msg)
 {
@@ -218,16 +227,24 @@ void stream_release(ucp_mem_h memh, void *staged)
     free(staged);
 }
 
-bool stream_view(OpView &v, int window_size, const uint8_t *field, size_t len, std::string *why)
+bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::string *why)
 {
     StreamRef ref;
     if (len < sizeof(ref)) return *why = "streamed data without its reference", false;
     memcpy(&ref, field, sizeof(ref));
-    if (sizeof(ref) + uint64_t(ref.rkey_len) != len) return *why = "streamed data with a malformed memory key", false;
-    if (ref.rank < 0 || ref.rank >= window_size) return *why = "streamed data from an unknown rank", false;
+    if (sizeof(ref) + uint64_t(ref.rkey_len) != len || ref.rkey_len > kMaxKey)
+        return *why = "streamed data with a malformed memory key", false;
+    // Only the origin's own memory: a peer cannot make this rank read
+    // another rank's.
+    if (ref.rank != origin || ref.rank < 0 || ref.rank >= v.w->size || !v.w->eps[size_t(ref.rank)])
+        return *why = "streamed data from a rank other than the origin", false;
+    // UCX unpacks a key without knowing its length: a key from a peer is
+    // read from a copy with zeros after it, as far as UCX could ever read.
+    memcpy(g.key, field + sizeof(ref), ref.rkey_len);
+    memset(g.key + ref.rkey_len, 0, sizeof(g.key) - ref.rkey_len);
     v.streamed = true;
     v.stream = ref;
-    v.rkey = field + sizeof(ref);
+    v.rkey = g.key;
     v.incoming = nullptr;
     v.incoming_len = size_t(ref.len);
     return true;
@@ -248,6 +265,9 @@ const void *stream_stage_all(xrdma_ctx *x, OpView &v)
 void stream_end(xrdma_ctx *x)
 {
     g.streaming = false;
+    g.replying = false;
+    if (g.reply.capacity() > kKeep) xrdma::Bytes().swap(g.reply);
+    g.reply.clear();
     if (!g.active) return;
     for (Fetch &f : g.slot) {
         while (f.busy)
@@ -275,10 +295,28 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
         return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream: bad state (at most XRDMA_STREAM_STATE_MAX bytes)");
     if (g.streaming) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream called from a streaming handler");
     g.streaming = true;
-    int rc = header ? header(x, state, args, args_size, v->incoming_len) : 0;
+    const size_t total = v->op == XRDMA_OP_GET ? size_t(blocks_bytes(*v->blocks)) : v->incoming_len;
+    int rc = header ? header(x, state, args, args_size, total) : 0;
     if (rc) return rc;
     Walk walk{x, *v, state, payload};
-    if (v->streamed && !v->incoming) {
+    if (v->op == XRDMA_OP_GET) {
+        // The target region streams through the handler (data and target
+        // are the same bytes); its xrdma_stream_reply() calls make the reply.
+        g.reply.clear();
+        g.replying = true;
+        const size_t chunk = stream_chunk();
+        size_t off = 0;
+        for (const Block &b : *v->blocks) {
+            char *at = v->region + b.offset;
+            for (size_t done = 0; done < b.len && rc == 0;) {
+                const size_t n = std::min(size_t(b.len) - done, chunk - off % chunk);
+                rc = payload(x, state, at + done, at + done, n, off);
+                done += n;
+                off += n;
+            }
+            if (rc) return rc;
+        }
+    } else if (v->streamed && !v->incoming) {
         rc = fetch_all(x, *v, walk);
     } else {
         // Here already (sent along, or the origin's memory in this process):
@@ -289,5 +327,21 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
             rc = walk(in + off, std::min(chunk, v->incoming_len - off), off);
     }
     if (rc) return rc;
-    return completion ? completion(x, state) : 0;
+    rc = completion ? completion(x, state) : 0;
+    if (rc == 0 && g.replying && !g.reply.empty() && xrdma_reply(x, g.reply.data(), g.reply.size()) != 0)
+        return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream_reply: the function also replied itself");
+    return rc;
+}
+
+extern "C" int xrdma_stream_reply(xrdma_ctx_t *x, const void *data, size_t bytes)
+{
+    OpView *v = view_of(x);
+    if (!v || !g.replying || (bytes && !data)) return -1;
+    const size_t at = g.reply.size();
+    g.reply.resize(at + bytes);
+    if (bytes && ucx_ifunc_copy_checked(g.reply.data() + at, data, bytes) != 0) {
+        g.reply.resize(at);
+        return -1;
+    }
+    return 0;
 }

@@ -33,9 +33,10 @@ int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MP
 // Once the operation completed: unmap and free what stream_expose() took.
 void stream_release(ucp_mem_h memh, void *staged);
 
-// Target: point @p v at the streamed data a StreamRef field describes.
+// Target: point @p v at the streamed data a StreamRef field describes,
+// which must be in the memory of @p origin (the operation's origin rank).
 // False (with @p why) if the field is malformed.
-bool stream_view(OpView &v, int window_size, const uint8_t *field, size_t len, std::string *why);
+bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::string *why);
 // xrdma_incoming() of a streamed operation (a function that does not
 // stream): fetch all of it into a buffer, kept until stream_end().
 const void *stream_stage_all(struct xrdma_ctx *x, OpView &v);

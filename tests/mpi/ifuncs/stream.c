@@ -6,10 +6,13 @@
  *             the header fail with it, args[2] != 0 the payload handler at
  *             the piece holding that byte offset (with 100), args[3] != 0
  *             the completion (with it).
- *   st_count  MPIX_Xinvoke / MPIX_Xget: no incoming data, so no payload
- *             piece; the completion writes how many pieces it saw (0) and
- *             1 for its own run into the target's first two int64. */
+ *   st_count  the completion writes how many payload pieces it saw and 1
+ *             for its own run into the target's first two int64 (an
+ *             Xinvoke has no region: it fails with 96).
+ *   st_above  MPIX_Xget: replies, piece by piece, the doubles of the target
+ *             region above args[0] (xrdma_stream_reply). */
 #include <stdint.h>
+#include <string.h>
 #include <xrdma_ifunc.h>
 
 struct add_state {
@@ -78,3 +81,24 @@ static int count_completion(xrdma_ctx_t *ctx, void *s)
     return 0;
 }
 XRDMA_STREAM(st_count, struct count_state, NULL, count_payload, count_completion)
+
+struct above_state {
+    double threshold;
+};
+static int above_header(xrdma_ctx_t *ctx, void *s, const void *args, size_t args_size, size_t bytes)
+{
+    (void)ctx, (void)bytes;
+    if (args_size != sizeof(double)) return 97;
+    memcpy(&((struct above_state *)s)->threshold, args, sizeof(double));
+    return 0;
+}
+static int above_payload(xrdma_ctx_t *ctx, void *s, void *target, const void *data, size_t bytes, size_t offset)
+{
+    (void)target, (void)offset;
+    const struct above_state *st = s;
+    const double *d = data;
+    for (size_t i = 0; i < bytes / sizeof(double); ++i)
+        if (d[i] > st->threshold && xrdma_stream_reply(ctx, &d[i], sizeof(double)) != 0) return 98;
+    return 0;
+}
+XRDMA_STREAM(st_above, struct above_state, above_header, above_payload, NULL)

@@ -142,7 +142,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     // The function, and the forwards it makes to ranks whose windows are
     // mapped here (window_continue_at re-points the view at each).
     int rc = entry(x, p + prefix, size - prefix);
-    stream_end(x);
+    if (view.stream_used) stream_end(x);
     char *const region = view.region;
     if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).

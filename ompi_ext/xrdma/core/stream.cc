@@ -252,6 +252,7 @@ bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::s
 
 const void *stream_stage_all(xrdma_ctx *x, OpView &v)
 {
+    v.stream_used = true;
     if (g.stage.size() < v.incoming_len) g.stage.resize(v.incoming_len);
     int rc = fetch_all(x, v, [](const uint8_t *data, size_t len, size_t offset) {
         memcpy(g.stage.data() + offset, data, len);
@@ -295,6 +296,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
         return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream: bad state (at most XRDMA_STREAM_STATE_MAX bytes)");
     if (g.streaming) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream called from a streaming handler");
     g.streaming = true;
+    v->stream_used = true;
     const size_t total = v->op == XRDMA_OP_GET ? size_t(blocks_bytes(*v->blocks)) : v->incoming_len;
     int rc = header ? header(x, state, args, args_size, total) : 0;
     if (rc) return rc;

@@ -6,7 +6,8 @@
  * chunk, and one run at the origin (node-local) is cut the same way.
  *   - accumulate: each rank adds N doubles into the next rank's window with
  *     st_add: contiguous data, a strided origin datatype (packed at the
- *     origin), a strided target datatype (pieces end at its blocks);
+ *     origin), a strided target datatype (pieces end at its blocks); and a
+ *     function that reads the (streamed) data whole instead;
  *   - every rank but 0 adds into the same region of rank 0 at once: each
  *     message is applied whole, none is lost;
  *   - a handler's non-zero return ends the operation with
@@ -33,7 +34,7 @@ static int rank, size, dynamic;
 static double *base;
 static MPI_Win win;
 static MPI_Aint *addr;
-static MPIX_Ifunc f_add, f_count, f_above, f_crash;
+static MPIX_Ifunc f_add, f_count, f_above, f_whole, f_crash;
 static uint64_t chunk;
 
 static MPI_Aint disp(int r, MPI_Aint d) { return dynamic ? addr[r] + d * (MPI_Aint)sizeof(double) : d; }
@@ -99,6 +100,17 @@ static void test_accumulate(void)
     }
     CHECK(bad == 0, "strided-target st_add: %d of %d doubles wrong", bad, 2 * N);
     MPI_Type_free(&every_other);
+
+    /* A function that reads the streamed data whole (xrdma_incoming). */
+    reset();
+    MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win);
+    err = MPIX_Xput(data, N, MPI_DOUBLE, next, disp(next, ACC), N, MPI_DOUBLE, f_whole, NULL, 0, win);
+    int err2 = MPI_Win_unlock(next, win);
+    CHECK(err == MPI_SUCCESS && err2 == MPI_SUCCESS, "st_whole: error %d, %d", err, err2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad = 0;
+    for (int i = 0; i < N; ++i) bad += base[ACC + i] != 1000.0 + (ACC + i) + (double)(prev * 10000 + i);
+    CHECK(bad == 0, "st_whole: %d of %d doubles wrong", bad, N);
     free(data);
 }
 
@@ -239,6 +251,7 @@ int main(int argc, char **argv)
     CHECK(MPIX_Ifunc_load(argv[2], "st_add", &f_add) == MPI_SUCCESS, "load st_add");
     CHECK(MPIX_Ifunc_load(argv[2], "st_count", &f_count) == MPI_SUCCESS, "load st_count");
     CHECK(MPIX_Ifunc_load(argv[2], "st_above", &f_above) == MPI_SUCCESS, "load st_above");
+    CHECK(MPIX_Ifunc_load(argv[2], "st_whole", &f_whole) == MPI_SUCCESS, "load st_whole");
     CHECK(MPIX_Ifunc_load(argv[3], NULL, &f_crash) == MPI_SUCCESS, "load st_crash (the image's only entry)");
 
     test_accumulate();
@@ -250,6 +263,7 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_add);
     MPIX_Ifunc_free(&f_count);
     MPIX_Ifunc_free(&f_above);
+    MPIX_Ifunc_free(&f_whole);
     MPIX_Ifunc_free(&f_crash);
     mt_window_free(kind, base, &win);
     free(addr);

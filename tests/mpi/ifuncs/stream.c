@@ -102,3 +102,22 @@ static int above_payload(xrdma_ctx_t *ctx, void *s, void *target, const void *da
     return 0;
 }
 XRDMA_STREAM(st_above, struct above_state, above_header, above_payload, NULL)
+
+/* st_whole: marked streaming by hand (its marker entry), so the origin
+ * leaves large data for the target to fetch, but it reads all of it at once
+ * with xrdma_incoming() (the target fetches it whole), then adds it. */
+XRDMA_IFUNC(st_whole__xrdma_stream)
+{
+    (void)ctx, (void)args, (void)args_size;
+    return -1;
+}
+XRDMA_IFUNC(st_whole)
+{
+    (void)args, (void)args_size;
+    size_t n, room;
+    const double *in = xrdma_incoming(ctx, &n);
+    double *t = xrdma_target(ctx, &room);
+    if (!in || !t || n > room) return 99;
+    for (size_t i = 0; i < n / sizeof(double); ++i) t[i] += in[i];
+    return 0;
+}

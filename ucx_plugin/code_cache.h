@@ -57,6 +57,9 @@ public:
     // The same without taking a reference (no atomic operation): valid until
     // the cache next changes (insert, flush).
     CachedImage *find_current(const Hash &h);
+    // The most recently used image (nullptr if none): one that is still
+    // there needs no lookup to know it is cached and recent.
+    const CachedImage *front() const { return front_.get(); }
 
     // Validate @p bytes (an image that claims hash @p h), load its code and
     // cache it. On error nothing is cached and @p why says why.

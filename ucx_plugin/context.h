@@ -29,6 +29,11 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
+    // The endpoint it was last sent to and the index it is bound to there,
+    // valid while ctx->bound_epoch is out_epoch (as BoundEntry::out_*).
+    ucp_ep_h out_ep = nullptr;
+    uint32_t out_index = 0;
+    uint64_t out_epoch = 0;
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
@@ -151,7 +156,13 @@ struct ucx_ifunc_context {
     size_t imm_fail_min = SIZE_MAX;
     unsigned imm_skipped = 0;
     uint64_t next_req_id = 1;
-    std::unordered_map<uint64_t, xrdma::Pending> pending;
+    // Invocations in flight, by request id; their nodes come from pending_nodes.
+    using PendingPool = xrdma::NodePool<256>;
+    PendingPool pending_nodes;
+    std::unordered_map<uint64_t, xrdma::Pending, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                       xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>>
+        pending{0, std::hash<uint64_t>(), std::equal_to<uint64_t>(),
+                xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>(&pending_nodes)};
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
     // The peer an answer went to last (route_to_origin; reset when peers change).
     int origin_last = -1;
@@ -186,7 +197,7 @@ struct ucx_ifunc_context {
     std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of messages allocates nothing.
-    xrdma::SizedFreeList<xrdma::Incoming, 64, 4> spare;
+    xrdma::SizedFreeList<xrdma::Incoming, 64, 16> spare;
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
     ucx_ifunc_stats_t stats{};

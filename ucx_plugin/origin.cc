@@ -298,10 +298,23 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const voi
     h.version = kWireVersion;
     h.origin_rank = ctx->params.rank;
     h.req_id = ctx->next_req_id++;
-    memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
-    bool with_code = !code_known_by(ctx, ep, ifunc->hash, true);
-    ucx_ifunc_status_t st =
-        send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size);
+    ucx_ifunc_status_t st;
+    bool with_code = false;
+    if (ifunc->out_ep == ep && ifunc->out_epoch == ctx->bound_epoch) {
+        // Sent to this endpoint last time, which has the code and the
+        // binding: the short form, without any lookup.
+        st = send_invoke_short(ctx, ep, h, ifunc->out_index, args, args_size);
+    } else {
+        memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
+        with_code = !code_known_by(ctx, ep, ifunc->hash, true);
+        int index = -1;
+        st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
+        if (index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
+            ifunc->out_ep = ep;
+            ifunc->out_index = uint32_t(index);
+            ifunc->out_epoch = ctx->bound_epoch;
+        }
+    }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
         if (with_code) {
             ctx->code_sent[ep].erase(ifunc->hash);

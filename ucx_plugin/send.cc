@@ -47,7 +47,7 @@ struct SendOp {
 // Finished SendOps kept for reuse by the thread that completes them, so a
 // stream of messages allocates nothing. A send completes in the calling
 // thread or in whichever thread progresses the worker later.
-thread_local SizedFreeList<SendOp, 64, 4> send_pool;
+thread_local SizedFreeList<SendOp, 64, 16> send_pool;
 
 SendOp *send_op_get(size_t bytes) { return send_pool.get(bytes); }
 void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity()); }

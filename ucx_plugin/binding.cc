@@ -44,10 +44,14 @@ BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index)
     std::vector<BoundEntry> &t = *ctx->bound_in_last;
     if (index >= t.size() || !t[index].img) return nullptr;
     BoundEntry &b = t[index];
-    // Still the cached image (the lookup also marks it recently used): a
-    // binding does not keep code the cache dropped or a flush removed.
-    if (ctx->cache.front() != b.img.get() && ctx->cache.find_current(b.hash) != b.img.get()) {
-        b.img.reset();
+    // Still the cached image (the lookup also marks it recently used; the
+    // serial tells it from a later image at the same address), read only
+    // once the cache vouched for the address: a binding does not keep code
+    // the cache dropped or a flush removed.
+    const CachedImage *cur = ctx->cache.front();
+    if (cur != b.img) cur = ctx->cache.find_current(b.hash);
+    if (cur != b.img || cur->serial != b.serial) {
+        b.img = nullptr;
         b.fn = nullptr;
         return nullptr;
     }
@@ -66,7 +70,8 @@ BoundEntry *binding_set(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index, con
     BoundEntry &b = t[index];
     b.hash = hash;
     b.entry = entry;
-    b.img = img;
+    b.img = img.get();
+    b.serial = img ? img->serial : 0;
     b.fn = img ? fn : nullptr;
     b.out_ep = nullptr;
     b.out_rank = -1;

@@ -112,11 +112,13 @@ struct Incoming {
 
 // binding.cc: at a target, the image and entry a sender bound to an index
 // on its endpoint (InvokeShortHdr), resolved; valid while the cache still
-// holds that image.
+// holds that image (img and serial: a binding does not keep code alive, the
+// cache's bound holds).
 struct BoundEntry {
     Hash hash{};
     std::string entry;
-    std::shared_ptr<CachedImage> img;
+    const CachedImage *img = nullptr;
+    uint64_t serial = 0;
     void *fn = nullptr;
     // Where it was last forwarded (rank, endpoint, the index it is bound to
     // there), valid while ucx_ifunc_context::bound_epoch is out_epoch: a
@@ -164,9 +166,12 @@ struct ucx_ifunc_context {
         pending{0, std::hash<uint64_t>(), std::equal_to<uint64_t>(),
                 xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>(&pending_nodes)};
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
-    // The peer an answer went to last (route_to_origin; reset when peers change).
+    // The peer an answer went to last (route_to_origin), and the rank a
+    // forward was last checked for (is_peer); reset when peers change.
     int origin_last = -1;
     ucp_ep_h origin_last_ep = nullptr;
+    int peer_last = 0;
+    bool peer_last_valid = false;
     // Which image hashes each peer endpoint has been sent; the last pair
     // found there (code_known_by; reset whenever an entry is removed).
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
@@ -206,6 +211,17 @@ struct ucx_ifunc_context {
 };
 
 namespace xrdma {
+
+// Whether @p rank is a peer of @p ctx (a stream of forwards names the same
+// rank: one table lookup for all of them).
+inline bool is_peer(ucx_ifunc_context *ctx, int rank)
+{
+    if (ctx->peer_last_valid && rank == ctx->peer_last) return true;
+    if (!ctx->peers.count(rank)) return false;
+    ctx->peer_last = rank;
+    ctx->peer_last_valid = true;
+    return true;
+}
 
 // Send an invocation (header + entry + optional image + args) on @p ep:
 // the short form if the image and entry are bound there and announced.
@@ -272,8 +288,13 @@ void forget_queued(ucx_ifunc_context *ctx);
 // dispatch.cc: run an entry through the context's dispatch hook; and what
 // came of it, for every path alike: the failure a contained fault, a
 // timeout or the layer set, else the entry's own non-zero result
-// (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK.
-ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why);
+// (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK. (Inline: the success of
+// every call; entry_failure() says what went wrong otherwise.)
+ucx_ifunc_status_t entry_failure(const xrdma_ctx &x, int rc, std::string *why);
+inline ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why)
+{
+    return (rc == 0 && x.fail_status == UCX_IFUNC_OK) ? UCX_IFUNC_OK : entry_failure(x, rc, why);
+}
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
                    size_t args_len);
 

@@ -290,7 +290,10 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
         return;
     }
-    run_invocation(ctx, h, b->entry, b->img, b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
+    // The cache holds the image (binding_find() made it the front); this
+    // reference keeps it alive while it runs, whatever the cache does.
+    const std::shared_ptr<CachedImage> img = ctx->cache.front_shared();
+    run_invocation(ctx, h, b->entry, img, b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
                    ctx->params.rank, b);
 }
 
@@ -394,7 +397,7 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
-    if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
+    if (rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
     // Keeps its capacity (and mostly its size) from call to call.
     if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size) ||
         !xrdma::checked_read(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {

@@ -216,6 +216,33 @@ TEST_P(Plugin, WarmInvocationsAreShort)
     EXPECT_EQ(8u, c->peer_stats(1).executed);
 }
 
+// A binding does not keep code the target's cache dropped: with room for
+// one image there, two images taking turns are each asked for again (need
+// bind, then need code) and keep giving the right answers.
+TEST_P(Plugin, BindingsFollowTheCodeCache)
+{
+    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
+    start(1);
+    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    ucx_ifunc_h echo = reg("unit_two", "echo");
+    uint64_t a[2] = {5, 6};
+    for (int i = 0; i < 3; ++i) {
+        Result r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(11u, as_u64(r.reply));
+        const uint64_t v = 40 + uint64_t(i);
+        r = c->invoke(echo, 1, &v, sizeof(v));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(v, as_u64(r.reply));
+    }
+    EXPECT_EQ(1u, c->peer_stats(1).cache_entries);
+    EXPECT_EQ(6u, c->peer_stats(1).images_loaded) << "each turn loads its image again";
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(4u, s.need_code_received);
+}
+
 TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
 {
     start(1);

@@ -100,6 +100,7 @@ ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t
         map_.erase(lru_.back());
         lru_.pop_back();
     }
+    img->serial = ++inserts_;
     lru_.push_front(h);
     map_.emplace(h, Slot{img, lru_.begin()});
     front_ = img;

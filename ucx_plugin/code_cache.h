@@ -39,6 +39,7 @@ struct CachedImage {
     std::unordered_map<std::string, void *> entries;  // resolved entry points
     const std::string *last_entry = nullptr;  // the last one found (its key in entries)
     void *last_fn = nullptr;
+    uint64_t serial = 0;  // which insert made it: tells it from a later image at the same address
 
     // Entry @p name, resolved once. nullptr if the code does not export it.
     void *entry(const std::string &name);
@@ -57,6 +58,11 @@ public:
     // The same without taking a reference (no atomic operation): valid until
     // the cache next changes (insert, flush).
     CachedImage *find_current(const Hash &h);
+    // The most recently used image (nullptr if none): one that is still
+    // there needs no lookup to know it is cached and recent.
+    const CachedImage *front() const { return front_.get(); }
+    // The same, owned (a reference to the cache's own, valid until it changes).
+    const std::shared_ptr<CachedImage> &front_shared() const { return front_; }
 
     // Validate @p bytes (an image that claims hash @p h), load its code and
     // cache it. On error nothing is cached and @p why says why.
@@ -76,6 +82,7 @@ private:
     Lru lru_;  // front = most recent
     std::unordered_map<Hash, Slot, HashKey> map_;
     std::shared_ptr<CachedImage> front_;  // the image at lru_.front()
+    uint64_t inserts_ = 0;
 };
 
 }  // namespace xrdma

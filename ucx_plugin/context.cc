@@ -113,6 +113,9 @@ ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_
 {
     if (!ctx || rank < 0 || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
     ctx->peers[rank] = ep;
+    ctx->origin_last = -1;
+    ctx->peer_last_valid = false;
+    ctx->bound_epoch++;
     return UCX_IFUNC_OK;
 }
 
@@ -122,6 +125,9 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     ctx->failed_eps.insert(ep);
     ctx->code_sent.erase(ep);
     ctx->known_ep = nullptr;
+    bindings_forget(ctx, ep);
+    ctx->origin_last = -1;
+    ctx->peer_last_valid = false;
     for (auto it = ctx->acks.begin(); it != ctx->acks.end();)
         it = (it->first == ep) ? ctx->acks.erase(it) : std::next(it);
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
@@ -133,7 +139,9 @@ size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx) { return ctx ? ctx->pending.si
 
 void ucx_ifunc_cache_flush(ucx_ifunc_context_h ctx)
 {
-    if (ctx) ctx->cache.clear();
+    if (!ctx) return;
+    ctx->cache.clear();
+    bindings_unload(ctx);
 }
 
 void ucx_ifunc_stats(ucx_ifunc_context_h ctx, ucx_ifunc_stats_t *stats)

@@ -29,13 +29,18 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
+    // The endpoint it was last sent to and the index it is bound to there,
+    // valid while ctx->bound_epoch is out_epoch (as BoundEntry::out_*).
+    ucp_ep_h out_ep = nullptr;
+    uint32_t out_index = 0;
+    uint64_t out_epoch = 0;
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
 struct xrdma_ctx {
     ucx_ifunc_context *context;
     xrdma::InvokeHdr *hdr;            // nullptr in put-and-poll mode
-    std::shared_ptr<xrdma::CachedImage> image;
+    xrdma::CachedImage *image;         // while it runs (its caller holds a reference)
     const std::string *entry;          // its name (the invocation's, alive while it runs)
     ucp_ep_h reply_ep;                 // direct sender
     void *target_args;                 // put-and-poll mode
@@ -105,6 +110,32 @@ struct Incoming {
     ucx_ifunc_status_t recv_status;
 };
 
+// binding.cc: at a target, the image and entry a sender bound to an index
+// on its endpoint (InvokeShortHdr), resolved; valid while the cache still
+// holds that image (img and serial: a binding does not keep code alive, the
+// cache's bound holds).
+struct BoundEntry {
+    Hash hash{};
+    std::string entry;
+    const CachedImage *img = nullptr;
+    uint64_t serial = 0;
+    void *fn = nullptr;
+    // Where it was last forwarded (rank, endpoint, the index it is bound to
+    // there), valid while ucx_ifunc_context::bound_epoch is out_epoch: a
+    // stream of forwards sends the short form without any lookup.
+    int out_rank = -1;
+    ucp_ep_h out_ep = nullptr;
+    uint32_t out_index = 0;
+    uint64_t out_epoch = 0;
+};
+// At a sender, what it bound on an endpoint; announce: the next invocation
+// of it goes in full again (binds anew), as after a need-bind answer.
+struct BoundSlot {
+    Hash hash{};
+    std::string entry;
+    bool announce = true;
+};
+
 struct Pending {
     ucx_ifunc_complete_cb_t cb;
     void *user_data;
@@ -127,13 +158,37 @@ struct ucx_ifunc_context {
     size_t imm_fail_min = SIZE_MAX;
     unsigned imm_skipped = 0;
     uint64_t next_req_id = 1;
-    std::unordered_map<uint64_t, xrdma::Pending> pending;
+    // Invocations in flight, by request id; their nodes come from pending_nodes.
+    using PendingPool = xrdma::NodePool<256>;
+    PendingPool pending_nodes;
+    std::unordered_map<uint64_t, xrdma::Pending, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                       xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>>
+        pending{0, std::hash<uint64_t>(), std::equal_to<uint64_t>(),
+                xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>(&pending_nodes)};
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
+    // The peer an answer went to last (route_to_origin), and the rank a
+    // forward was last checked for (is_peer); reset when peers change.
+    int origin_last = -1;
+    ucp_ep_h origin_last_ep = nullptr;
+    int peer_last = 0;
+    bool peer_last_valid = false;
     // Which image hashes each peer endpoint has been sent; the last pair
     // found there (code_known_by; reset whenever an entry is removed).
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
     ucp_ep_h known_ep = nullptr;
     xrdma::Hash known_hash{};
+    // Short invocations (binding.cc): per sender endpoint at a target, per
+    // destination endpoint at a sender; the endpoint and table used last.
+    std::unordered_map<ucp_ep_h, std::vector<xrdma::BoundEntry>> bound_in;
+    std::unordered_map<ucp_ep_h, std::vector<xrdma::BoundSlot>> bound_out;
+    ucp_ep_h bound_in_ep = nullptr;
+    std::vector<xrdma::BoundEntry> *bound_in_last = nullptr;
+    ucp_ep_h bound_out_ep = nullptr;
+    std::vector<xrdma::BoundSlot> *bound_out_last = nullptr;
+    // Changes whenever a forward memo (BoundEntry::out_*) may no longer hold:
+    // peers change, a binding must be announced again, code_sent forgets.
+    uint64_t bound_epoch = 1;
+    uint32_t bound_out_index = 0;  // the slot of bound_out[bound_out_ep] used last
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
     // Successful answers without reply bytes, per origin endpoint, sent as
@@ -147,7 +202,7 @@ struct ucx_ifunc_context {
     std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of messages allocates nothing.
-    xrdma::SizedFreeList<xrdma::Incoming, 64, 4> spare;
+    xrdma::SizedFreeList<xrdma::Incoming, 64, 16> spare;
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
     ucx_ifunc_stats_t stats{};
@@ -157,11 +212,27 @@ struct ucx_ifunc_context {
 
 namespace xrdma {
 
-// Send an invocation (header + entry + optional image + args) on @p ep.
+// Whether @p rank is a peer of @p ctx (a stream of forwards names the same
+// rank: one table lookup for all of them).
+inline bool is_peer(ucx_ifunc_context *ctx, int rank)
+{
+    if (ctx->peer_last_valid && rank == ctx->peer_last) return true;
+    if (!ctx->peers.count(rank)) return false;
+    ctx->peer_last = rank;
+    ctx->peer_last_valid = true;
+    return true;
+}
+
+// Send an invocation (header + entry + optional image + args) on @p ep:
+// the short form if the image and entry are bound there and announced.
+// @p bound (may be null): the index they are bound to on @p ep, -1 if none.
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
                                const std::string &entry,
                                std::shared_ptr<const std::vector<uint8_t>> image,
-                               const void *args, size_t args_len);
+                               const void *args, size_t args_len, int *bound = nullptr);
+// Send the short form of invocation @p hdr with index @p index on @p ep.
+ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
+                                     const void *args, size_t args_len);
 // Send a result reply (status, message, reply bytes) on @p ep.
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len);
@@ -169,8 +240,9 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 // with others to the same endpoint until flush_acks() (or a full batch).
 void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id);
 void flush_acks(ucx_ifunc_context *ctx);
-// Ask the sender of an invocation for its code.
-void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in);
+// Ask the sender of an invocation for its code (kReplyNeedCode), or to
+// resend a short one in full (kReplyNeedBind): the invocation goes back.
+void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind);
 
 // Target side: run one arrived invocation.
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
@@ -180,6 +252,24 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
 std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h);
 // Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
 bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
+
+// binding.cc. Target: the binding @p index of sender @p ep, if it still
+// names a cached image (else nullptr, and it is forgotten); bind (or
+// unbind, @p img null) @p index of @p ep (the binding, nullptr if unbound). Sender: the index to name image
+// @p hash and @p entry by on @p ep (-1: none left), and whether this
+// invocation must go in full (@p full: first use, or announce again);
+// binding_sent() once a full one with the index went out; the slot of an
+// index (nullptr if never bound), marked to be announced again. Forget what
+// concerns @p ep (it failed); forget the target's bindings (the code cache
+// was flushed: they must not keep its code loaded).
+BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index);
+BoundEntry *binding_set(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index, const Hash &hash,
+                        const std::string &entry, const std::shared_ptr<CachedImage> &img, void *fn);
+int binding_for_send(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &hash, const std::string &entry, bool *full);
+void binding_sent(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index);
+const BoundSlot *binding_reannounce(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index);
+void bindings_forget(ucx_ifunc_context *ctx, ucp_ep_h ep);
+void bindings_unload(ucx_ifunc_context *ctx);
 
 // code_lookup.cc, the step every path that runs an image shares: whether
 // image @p hash is quarantined here (then @p why says so); its code and
@@ -198,8 +288,13 @@ void forget_queued(ucx_ifunc_context *ctx);
 // dispatch.cc: run an entry through the context's dispatch hook; and what
 // came of it, for every path alike: the failure a contained fault, a
 // timeout or the layer set, else the entry's own non-zero result
-// (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK.
-ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why);
+// (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK. (Inline: the success of
+// every call; entry_failure() says what went wrong otherwise.)
+ucx_ifunc_status_t entry_failure(const xrdma_ctx &x, int rc, std::string *why);
+inline ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why)
+{
+    return (rc == 0 && x.fail_status == UCX_IFUNC_OK) ? UCX_IFUNC_OK : entry_failure(x, rc, why);
+}
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
                    size_t args_len);
 

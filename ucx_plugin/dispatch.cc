@@ -46,7 +46,7 @@ int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void
     return rc;
 }
 
-ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why)
+ucx_ifunc_status_t entry_failure(const xrdma_ctx &x, int rc, std::string *why)
 {
     if (x.fail_status != UCX_IFUNC_OK) {
         *why = x.fail_message;

@@ -37,6 +37,37 @@ void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status
     p.cb(&r, p.user_data);
 }
 
+// The endpoint to resend an invocation a need-code or need-bind answer
+// returned: the one it went out on if it is this rank's own (@p mine), else
+// (a forward this rank made) the answering rank's.
+ucp_ep_h resend_ep(ucx_ifunc_context *ctx, const Incoming &in, const ReplyHdr &rh, uint8_t flags, uint64_t req_id,
+                   bool *mine)
+{
+    *mine = !(flags & kForwarded) && ctx->pending.count(req_id);
+    ucp_ep_h ep = *mine ? ctx->pending[req_id].ep : in.reply_ep;
+    if (!*mine) {
+        auto p = ctx->peers.find(rh.rank);
+        if (p != ctx->peers.end()) ep = p->second;
+    }
+    return ep;
+}
+
+// An invocation that cannot be resent ends with @p st at its origin: here,
+// or (a forward) at the origin rank through the peer table.
+void resend_failed(ucx_ifunc_context *ctx, bool mine, uint64_t req_id, int origin_rank, ucx_ifunc_status_t st,
+                   const std::string &msg)
+{
+    if (mine) {
+        complete(ctx, req_id, st, ctx->params.rank, msg, nullptr, 0);
+        return;
+    }
+    auto o = ctx->peers.find(origin_rank);
+    if (o != ctx->peers.end())
+        send_reply(ctx, o->second, req_id, st, msg, nullptr, 0);
+    else
+        XRDMA_ERROR("%s, and the origin rank %d is unreachable", msg.c_str(), origin_rank);
+}
+
 // A target (or a forward hop) lacked the code: resend the invocation with it.
 void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
 {
@@ -54,25 +85,13 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
     Hash h;
     memcpy(h.data(), ih.hash, h.size());
 
-    bool mine = !(ih.flags & kForwarded) && ctx->pending.count(ih.req_id);
-    ucp_ep_h ep = mine ? ctx->pending[ih.req_id].ep : in.reply_ep;
-    if (!mine) {
-        auto p = ctx->peers.find(rh.rank);
-        if (p != ctx->peers.end()) ep = p->second;
-    }
+    bool mine;
+    ucp_ep_h ep = resend_ep(ctx, in, rh, ih.flags, ih.req_id, &mine);
     auto bytes = find_image_bytes(ctx, h);
     if (!bytes || !ep) {
-        std::string msg = "rank " + std::to_string(rh.rank) + " needs image " + hash_hex(h, 8) +
-                          " which rank " + std::to_string(ctx->params.rank) + " no longer has";
-        if (mine) {
-            complete(ctx, ih.req_id, UCX_IFUNC_ERR_NO_ENTRY, ctx->params.rank, msg, nullptr, 0);
-        } else {
-            auto o = ctx->peers.find(ih.origin_rank);
-            if (o != ctx->peers.end())
-                send_reply(ctx, o->second, ih.req_id, UCX_IFUNC_ERR_NO_ENTRY, msg, nullptr, 0);
-            else
-                XRDMA_ERROR("%s, and the origin rank %d is unreachable", msg.c_str(), ih.origin_rank);
-        }
+        resend_failed(ctx, mine, ih.req_id, ih.origin_rank, UCX_IFUNC_ERR_NO_ENTRY,
+                      "rank " + std::to_string(rh.rank) + " needs image " + hash_hex(h, 8) + " which rank " +
+                          std::to_string(ctx->params.rank) + " no longer has");
         return;
     }
     code_known_by(ctx, ep, h, true);
@@ -80,6 +99,43 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
         send_invoke(ctx, ep, ih, std::string(entry, ih.entry_len), bytes, args, ih.args_len);
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
         complete(ctx, ih.req_id, st, rh.rank, "resending with code failed", nullptr, 0);
+}
+
+// A target (or a forward hop) did not know the index of a short invocation:
+// resend it in full (binding the index again), from what this sender bound.
+void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
+{
+    const uint8_t *d = in.data.data();
+    std::string why;
+    if (need_bind_check(d, in.data.size(), &why) != UCX_IFUNC_OK) {
+        XRDMA_ERROR("malformed need-bind answer from rank %d: %s", rh.rank, why.c_str());
+        return;
+    }
+    InvokeShortHdr s;
+    memcpy(&s, d, sizeof(s));
+    bool mine;
+    ucp_ep_h ep = resend_ep(ctx, in, rh, s.flags, s.req_id, &mine);
+    const BoundSlot *slot = ep ? binding_reannounce(ctx, ep, s.index) : nullptr;
+    if (!slot) {
+        resend_failed(ctx, mine, s.req_id, s.origin_rank, UCX_IFUNC_ERR_PROTOCOL,
+                      "rank " + std::to_string(rh.rank) + " returned a short invocation with index " +
+                          std::to_string(s.index) + ", which rank " + std::to_string(ctx->params.rank) +
+                          " never bound");
+        return;
+    }
+    InvokeHdr ih{};
+    ih.magic = kInvokeMagic;
+    ih.version = kWireVersion;
+    ih.flags = s.flags;
+    ih.origin_rank = s.origin_rank;
+    ih.hops = s.hops;
+    ih.req_id = s.req_id;
+    memcpy(ih.hash, slot->hash.data(), sizeof(ih.hash));
+    const std::string entry = slot->entry;  // (a copy: the send may add slots)
+    ucx_ifunc_status_t st =
+        send_invoke(ctx, ep, ih, entry, nullptr, d + sizeof(s), in.data.size() - sizeof(s));
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
+        complete(ctx, s.req_id, st, rh.rank, "resending in full failed", nullptr, 0);
 }
 
 }  // namespace
@@ -109,6 +165,10 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
     memcpy(&rh, in.hdr.data(), sizeof(rh));
     if (rh.kind == kReplyNeedCode) {
         handle_need_code(ctx, in, rh);
+        return;
+    }
+    if (rh.kind == kReplyNeedBind) {
+        handle_need_bind(ctx, in, rh);
         return;
     }
     if (rh.kind == kReplyAcks) {
@@ -254,14 +314,28 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
     h.origin_rank = ctx->params.rank;
     h.req_id = ctx->next_req_id++;
     if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
-    memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
-    bool with_code = !code_known_by(ctx, ep, ifunc->hash, true);
-    ucx_ifunc_status_t st =
-        send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size);
+    ucx_ifunc_status_t st;
+    bool with_code = false;
+    if (ifunc->out_ep == ep && ifunc->out_epoch == ctx->bound_epoch) {
+        // Sent to this endpoint last time, which has the code and the
+        // binding: the short form, without any lookup.
+        st = send_invoke_short(ctx, ep, h, ifunc->out_index, args, args_size);
+    } else {
+        memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
+        with_code = !code_known_by(ctx, ep, ifunc->hash, true);
+        int index = -1;
+        st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
+        if (index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
+            ifunc->out_ep = ep;
+            ifunc->out_index = uint32_t(index);
+            ifunc->out_epoch = ctx->bound_epoch;
+        }
+    }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
         if (with_code) {
             ctx->code_sent[ep].erase(ifunc->hash);
             ctx->known_ep = nullptr;
+            ctx->bound_epoch++;
         }
         return st;
     }

@@ -188,7 +188,7 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
     } else {
         xrdma_ctx x{};
         x.context = ctx;
-        x.image = img;
+        x.image = img.get();
         x.entry = &entry;
         x.target_args = target_args;
         x.next_call(ctx->params.rank);

@@ -51,10 +51,12 @@ void handle(ucx_ifunc_context *ctx, Incoming &in)
 }
 
 // Whether an invocation asked to run from the queue (kQueued): its function
-// progresses the worker, which UCX does not allow inside its handler.
+// progresses the worker, which UCX does not allow inside its handler. (Its
+// flags are at the same place in the full and the short header.)
 bool queued_only(uint16_t am_id, const void *header, size_t header_length)
 {
-    if (am_id != kAmInvoke || header_length < sizeof(InvokeHdr)) return false;
+    static_assert(offsetof(InvokeHdr, flags) == offsetof(InvokeShortHdr, flags), "wire layout");
+    if (am_id != kAmInvoke || header_length < sizeof(InvokeShortHdr)) return false;
     uint8_t flags;
     memcpy(&flags, static_cast<const uint8_t *>(header) + offsetof(InvokeHdr, flags), 1);
     return flags & kQueued;

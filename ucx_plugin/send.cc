@@ -8,6 +8,7 @@
 #include "xrdma_common/log.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 
@@ -46,7 +47,7 @@ struct SendOp {
 // Finished SendOps kept for reuse by the thread that completes them, so a
 // stream of messages allocates nothing. A send completes in the calling
 // thread or in whichever thread progresses the worker later.
-thread_local SizedFreeList<SendOp, 64, 4> send_pool;
+thread_local SizedFreeList<SendOp, 64, 16> send_pool;
 
 SendOp *send_op_get(size_t bytes) { return send_pool.get(bytes); }
 void send_op_put(SendOp *op) { send_pool.put(op, op->data.capacity()); }
@@ -78,15 +79,19 @@ ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id,
     }
     if (!m.image && len <= kImmediateMax && len < ctx->imm_fail_min) {
         uint8_t buf[kImmediateMax];
-        size_t n = 0;
-        for (const auto &pc : m.piece) {
-            if (pc.len) memcpy(buf + n, pc.p, pc.len);
-            n += pc.len;
+        const void *data = m.piece[0].p;  // one piece (a warm invocation's args): sent from where it is
+        if (m.piece[1].len || m.piece[2].len) {
+            size_t n = 0;
+            for (const auto &pc : m.piece) {
+                if (pc.len) memcpy(buf + n, pc.p, pc.len);
+                n += pc.len;
+            }
+            data = buf;
         }
         ucp_request_param_t p;
         p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
         p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, buf, n, &p);
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, data, len, &p);
         if (r == nullptr) return UCX_IFUNC_OK;
         if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
             while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
@@ -140,19 +145,40 @@ void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids);
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
                                const std::string &entry,
                                std::shared_ptr<const std::vector<uint8_t>> image,
-                               const void *args, size_t args_len)
+                               const void *args, size_t args_len, int *bound)
 {
     // A failed endpoint may take a send and never complete it.
     if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
+    Hash hash;
+    memcpy(hash.data(), hdr.hash, hash.size());
+    bool full = true;
+    const int bind = binding_for_send(ctx, ep, hash, entry, &full);
+    if (bound) *bound = bind;
+    if (!full && !image) return send_invoke_short(ctx, ep, hdr, uint32_t(bind), args, args_len);
+    ctx->stats.invocations_sent++;
     InvokeHdr h = hdr;
     h.image_len = image ? image->size() : 0;
     h.flags = image ? (h.flags | kHasCode) : (h.flags & ~kHasCode);
     h.entry_len = uint16_t(entry.size());
     h.args_len = uint32_t(args_len);
-    ctx->stats.invocations_sent++;
+    h.bind = bind >= 0 ? uint32_t(bind) + 1 : 0;
     if (h.flags & kHasCode) ctx->stats.code_sends++;
     ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
     Message m{&h, sizeof(h), {{entry.data(), entry.size()}, {args, args_len}, {nullptr, 0}}, std::move(image)};
+    ucx_ifunc_status_t st = transmit(ctx, ep, ctx->am_invoke, m);
+    if (bind >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) binding_sent(ctx, ep, uint32_t(bind));
+    return st;
+}
+
+ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
+                                     const void *args, size_t args_len)
+{
+    // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)
+    ctx->stats.invocations_sent++;
+    const InvokeShortHdr s{kInvokeShortMagic, kWireVersion, uint8_t(hdr.flags & (kForwarded | kQueued)),
+                           uint16_t(index),   hdr.origin_rank, hdr.hops, hdr.req_id};
+    ctx->stats.bytes_sent += sizeof(s) + args_len;
+    Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);
 }
 
@@ -199,11 +225,12 @@ void flush_acks(ucx_ifunc_context *ctx)
         if (!a.second.empty()) send_acks(ctx, a.first, &a.second);
 }
 
-void send_need_code(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in)
+void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind)
 {
-    InvokeHdr ih;
-    memcpy(&ih, in.hdr.data(), sizeof(ih));
-    ReplyHdr h = make_reply_hdr(kReplyNeedCode, UCX_IFUNC_ERR_NEED_CODE, ctx->params.rank, ih.req_id);
+    uint64_t req_id;  // at the same place in both invocation headers
+    static_assert(offsetof(InvokeHdr, req_id) == offsetof(InvokeShortHdr, req_id), "wire layout");
+    memcpy(&req_id, in.hdr.data() + offsetof(InvokeHdr, req_id), sizeof(req_id));
+    ReplyHdr h = make_reply_hdr(kind, UCX_IFUNC_ERR_NEED_CODE, ctx->params.rank, req_id);
     ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
     Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
               nullptr};
@@ -214,7 +241,7 @@ bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark
 {
     // The same endpoint and image as last time (a stream of forwards or
     // invocations): known without the two table lookups.
-    if (ctx->known_ep == ep && ep && ctx->known_hash == h) return true;
+    if (ctx->known_ep == ep && ep && HashKey::same(ctx->known_hash, h)) return true;
     auto &set = ctx->code_sent[ep];
     if (set.count(h)) {
         ctx->known_ep = ep;

@@ -57,6 +57,10 @@ bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
         *ep = nullptr;
         return true;
     }
+    if (ctx->origin_last_ep && h.origin_rank == ctx->origin_last) {  // (a stream of forwards for one origin)
+        *ep = ctx->origin_last_ep;
+        return true;
+    }
     auto p = ctx->peers.find(h.origin_rank);
     if (p == ctx->peers.end()) {
         XRDMA_ERROR("origin rank %d is not reachable from rank %d: its answer is lost",
@@ -64,6 +68,8 @@ bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
         return false;
     }
     *ep = p->second;
+    ctx->origin_last = h.origin_rank;
+    ctx->origin_last_ep = p->second;
     return true;
 }
 
@@ -118,7 +124,7 @@ __attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x
 // started here (ucx_ifunc_invoke_local).
 void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &entry,
                     const std::shared_ptr<CachedImage> &img, void *fn, const uint8_t *args, size_t args_len,
-                    ucp_ep_h reply_ep, Route &route, int exec_rank)
+                    ucp_ep_h reply_ep, Route &route, int exec_rank, BoundEntry *bound)
 {
     // The arguments are read where they arrived; only a forward that stays
     // in this process makes new ones (kept in own_args).
@@ -127,13 +133,13 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     Bytes own_args;
     const bool local = route.started_here != nullptr;
     xrdma_ctx &x = ctx->xctx;
-    struct Release {  // the image is not kept alive by a finished invocation
+    struct Release {  // a finished invocation does not point at the image
         xrdma_ctx &x;
-        ~Release() { x.image.reset(); }
+        ~Release() { x.image = nullptr; }
     } release{x};
     x.context = ctx;
     x.hdr = &h;
-    x.image = img;
+    x.image = img.get();  // (a reference per call would cost two atomic operations)
     x.entry = &entry;
     x.reply_ep = reply_ep;
     x.target_args = nullptr;
@@ -167,10 +173,23 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             if (!local && !route_to_origin(ctx, h, &route.ep)) return;
             continue;
         }
-        ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-        bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
-        auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
-        st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size());
+        if (bound && bound->out_rank == x.fwd_rank && bound->out_epoch == ctx->bound_epoch) {
+            // Forwarded to the same rank as last time, which has the code and
+            // the binding: the short form, without any lookup.
+            st = send_invoke_short(ctx, bound->out_ep, h, bound->out_index, x.fwd_args.data(), x.fwd_args.size());
+        } else {
+            ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
+            bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
+            auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
+            int index = -1;
+            st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
+            if (bound && index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
+                bound->out_rank = x.fwd_rank;
+                bound->out_ep = dest;
+                bound->out_index = uint32_t(index);
+                bound->out_epoch = ctx->bound_epoch;
+            }
+        }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))
                 route.answer(st, at_rank(exec_rank) + "forwarding to rank " + std::to_string(x.fwd_rank) +
@@ -199,6 +218,87 @@ int run_chain(xrdma_ctx *x, const void *args, size_t len)
     return rc;
 }
 
+namespace {
+
+// Where the answer of an arrived invocation goes: its sender, or the origin
+// through the peer table once forwarded. False (dropped) if nowhere.
+bool answer_to(ucx_ifunc_context *ctx, const InvokeHdr &h, const Incoming &in, ucp_ep_h *back)
+{
+    *back = in.reply_ep;
+    if (h.flags & kForwarded) {
+        if (route_to_origin(ctx, h, back)) return true;
+    } else if (*back) {
+        return true;
+    } else {
+        XRDMA_ERROR("invocation without a reply endpoint: dropped");
+    }
+    ctx->stats.rejected++;
+    return false;
+}
+
+// A malformed invocation: answered if the header at least says who is
+// waiting (the request id is at the same place in both forms), else dropped.
+void reject_malformed(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why)
+{
+    ctx->stats.rejected++;
+    InvokeShortHdr ih;  // (the common front of both headers)
+    if ((in.hdr.size() == sizeof(InvokeHdr) || in.hdr.size() == sizeof(InvokeShortHdr)) && in.reply_ep) {
+        memcpy(&ih, in.hdr.data(), sizeof(ih));
+        if ((ih.magic == kInvokeMagic || ih.magic == kInvokeShortMagic) && !(ih.flags & kForwarded))
+            send_reply(ctx, in.reply_ep, ih.req_id, st, at_rank(ctx) + why, nullptr, 0);
+    }
+    XRDMA_WARN("dropping malformed invocation: %s", why.c_str());
+}
+
+// A warm invocation: image and entry named by the sender's binding; one it
+// does not know is sent back to be resent in full.
+void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
+{
+    std::string why;
+    ucx_ifunc_status_t st = invoke_short_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
+    if (st != UCX_IFUNC_OK) {
+        reject_malformed(ctx, in, st, why);
+        return;
+    }
+    InvokeShortHdr s;
+    memcpy(&s, in.hdr.data(), sizeof(s));
+    BoundEntry *b = in.reply_ep ? binding_find(ctx, in.reply_ep, s.index) : nullptr;
+    if (!b) {
+        if (in.reply_ep) {
+            XRDMA_DEBUG("rank %d: unknown binding %u, asking for the full invocation", ctx->params.rank, s.index);
+            send_need(ctx, in.reply_ep, in, kReplyNeedBind);
+        } else {
+            ctx->stats.rejected++;
+        }
+        return;
+    }
+    InvokeHdr h{};  // what the full form would have said, for the common path
+    h.magic = kInvokeMagic;
+    h.version = kWireVersion;
+    h.flags = s.flags;
+    h.entry_len = uint16_t(b->entry.size());
+    h.origin_rank = s.origin_rank;
+    h.hops = s.hops;
+    h.req_id = s.req_id;
+    h.args_len = uint32_t(in.data.size());
+    memcpy(h.hash, b->hash.data(), sizeof(h.hash));
+    if (compile_queue_hold(ctx, in, h)) return;  // behind a sender's X-op that waits for a compile
+    ucp_ep_h back;
+    if (!answer_to(ctx, h, in, &back)) return;
+    Route route{ctx, h, back};
+    if (refuse_quarantined(ctx, b->hash, &why)) {
+        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
+        return;
+    }
+    // The cache holds the image (binding_find() made it the front); this
+    // reference keeps it alive while it runs, whatever the cache does.
+    const std::shared_ptr<CachedImage> img = ctx->cache.front_shared();
+    run_invocation(ctx, h, b->entry, img, b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
+                   ctx->params.rank, b);
+}
+
+}  // namespace
+
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
 {
     std::string why;
@@ -206,34 +306,21 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         XRDMA_ERROR("receiving an invocation failed: %s", ucx_ifunc_status_string(in.recv_status));
         return;
     }
+    if (in.hdr.size() == sizeof(InvokeShortHdr)) {
+        handle_bound(ctx, in);
+        return;
+    }
     ucx_ifunc_status_t st = invoke_hdr_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
     if (st != UCX_IFUNC_OK) {
-        ctx->stats.rejected++;
-        // Answer if the header at least says who is waiting, else drop.
-        InvokeHdr ih;
-        if (in.hdr.size() == sizeof(ih) && in.reply_ep) {
-            memcpy(&ih, in.hdr.data(), sizeof(ih));
-            if (ih.magic == kInvokeMagic && !(ih.flags & kForwarded))
-                send_reply(ctx, in.reply_ep, ih.req_id, st, at_rank(ctx) + why, nullptr, 0);
-        }
-        XRDMA_WARN("dropping malformed invocation: %s", why.c_str());
+        reject_malformed(ctx, in, st, why);
         return;
     }
     InvokeHdr h;
     memcpy(&h, in.hdr.data(), sizeof(h));
     if (compile_queue_hold(ctx, in, h)) return;  // waits for its bitcode's compile, or behind one
 
-    ucp_ep_h back = in.reply_ep;
-    if (h.flags & kForwarded) {
-        if (!route_to_origin(ctx, h, &back)) {
-            ctx->stats.rejected++;
-            return;
-        }
-    } else if (!back) {
-        ctx->stats.rejected++;
-        XRDMA_ERROR("invocation without a reply endpoint: dropped");
-        return;
-    }
+    ucp_ep_h back;
+    if (!answer_to(ctx, h, in, &back)) return;
     Route route{ctx, h, back};
 
     const uint8_t *d = in.data.data();
@@ -242,6 +329,9 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     const uint8_t *args = image + h.image_len;
     Hash hash;
     memcpy(hash.data(), h.hash, hash.size());
+    // A new binding replaces the index's old one before anything can fail:
+    // a stale one never outlives its announcement.
+    if (h.bind && in.reply_ep) binding_set(ctx, in.reply_ep, h.bind - 1, hash, entry, nullptr, nullptr);
 
     if (refuse_quarantined(ctx, hash, &why)) {
         route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
@@ -252,15 +342,17 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     st = find_entry(ctx, hash, (h.flags & kHasCode) ? image : nullptr, h.image_len, entry, &img, &fn, &why);
     if (st == UCX_IFUNC_ERR_NEED_CODE) {
         XRDMA_DEBUG("need code for %s", hash_hex(hash, 8).c_str());
-        send_need_code(ctx, in.reply_ep, in);
+        send_need(ctx, in.reply_ep, in, kReplyNeedCode);
         return;
     }
     if (st != UCX_IFUNC_OK) {
         route.answer(st, at_rank(ctx) + why);
         return;
     }
+    BoundEntry *bound = (h.bind && in.reply_ep) ? binding_set(ctx, in.reply_ep, h.bind - 1, hash, entry, img, fn)
+                                                : nullptr;
 
-    run_invocation(ctx, h, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank);
+    run_invocation(ctx, h, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank, bound);
 }
 
 namespace {
@@ -305,7 +397,7 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
-    if (rank != ctx->params.rank && !ctx->peers.count(rank)) return -2;
+    if (rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
     // Keeps its capacity (and mostly its size) from call to call.
     if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size) ||
         !xrdma::checked_read(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {
@@ -431,7 +523,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     }
     std::shared_ptr<CachedImage> img = f->local;  // alive while it runs, even if the cache drops it
     run_invocation(ctx, h, f->entry, img, f->local_fn, static_cast<const uint8_t *>(args), args_size, nullptr,
-                   route, rank);
+                   route, rank, nullptr);
     return UCX_IFUNC_INPROGRESS;
 }
 

@@ -49,6 +49,10 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr_p, size_t hdr_len, size_t da
         *why = "image length without code flag";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
+    if (h.bind > kMaxBindings) {
+        *why = "binding " + std::to_string(h.bind) + " out of range";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
     // Sum in 64 bits: each term is below 2^32 except image_len, checked first.
     if (h.image_len > data_len ||
         uint64_t(h.entry_len) + h.image_len + h.args_len != data_len) {
@@ -58,6 +62,31 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr_p, size_t hdr_len, size_t da
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t invoke_short_reject(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why)
+{
+    if (hdr_len != sizeof(InvokeShortHdr)) {
+        *why = "short invocation header has " + std::to_string(hdr_len) + " bytes, expected " +
+               std::to_string(sizeof(InvokeShortHdr));
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    InvokeShortHdr h;
+    memcpy(&h, hdr_p, sizeof(h));
+    if (h.magic != kInvokeShortMagic || h.version != kWireVersion) {
+        *why = "short invocation header has a wrong magic or protocol version";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (h.flags & ~(kForwarded | kQueued)) {
+        *why = "short invocation with flags " + std::to_string(h.flags);
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    if (h.index >= kMaxBindings || data_len > UINT32_MAX) {
+        *why = "short invocation with index " + std::to_string(h.index) + " and " + std::to_string(data_len) +
+               " bytes of args";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    return UCX_IFUNC_OK;  // (called only for a header invoke_short_check() refused)
 }
 
 ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
@@ -82,12 +111,12 @@ ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t dat
             *why = "reply lengths do not add up";
             return UCX_IFUNC_ERR_PROTOCOL;
         }
-    } else if (h.kind == kReplyNeedCode) {
+    } else if (h.kind == kReplyNeedCode || h.kind == kReplyNeedBind) {
         if (h.status != UCX_IFUNC_ERR_NEED_CODE) {
             *why = "need-code reply with status " + std::to_string(h.status);
             return UCX_IFUNC_ERR_PROTOCOL;
         }
-        if (data_len < sizeof(InvokeHdr)) {
+        if (data_len < (h.kind == kReplyNeedCode ? sizeof(InvokeHdr) : sizeof(InvokeShortHdr))) {
             *why = "need-code reply without the invocation";
             return UCX_IFUNC_ERR_PROTOCOL;
         }
@@ -127,6 +156,18 @@ ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::st
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;
+}
+
+ucx_ifunc_status_t need_bind_check(const uint8_t *data, size_t data_len, std::string *why)
+{
+    if (data_len < sizeof(InvokeShortHdr)) {
+        *why = "need-bind reply without the invocation";
+        return UCX_IFUNC_ERR_PROTOCOL;
+    }
+    ucx_ifunc_status_t st =
+        invoke_short_check(data, sizeof(InvokeShortHdr), data_len - sizeof(InvokeShortHdr), why);
+    if (st != UCX_IFUNC_OK) *why = "need-bind reply: " + *why;
+    return st;
 }
 
 ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why)

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian hosts only");
@@ -36,21 +37,44 @@ struct InvokeHdr {
     uint32_t hops;        // forwards so far
     uint64_t req_id;      // origin's request id
     uint32_t args_len;
-    uint32_t reserved;
+    uint32_t bind;        // 0, or 1 + the index the sender binds image and entry to (below)
     uint64_t image_len;   // 0 without kHasCode
     uint8_t  hash[32];
 };
 static_assert(sizeof(InvokeHdr) == 72, "wire layout");
 constexpr uint32_t kInvokeMagic = 0x56495258;  // "XRIV"
 
-enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2 };
+// Warm invocations name image and entry by a short index instead of hash and
+// name: a sender binds an index per endpoint with its first full invocation
+// of an image and entry (InvokeHdr.bind), the target remembers the binding
+// per sender endpoint once that invocation found its code (binding.cc), and
+// later invocations carry only this header and the args. A target that does
+// not know the index (never bound, image dropped from its cache, restarted)
+// answers kReplyNeedBind and the sender resends in full: no state has to
+// agree for an invocation to be correct, only for it to be short.
+struct InvokeShortHdr {
+    uint32_t magic;       // kInvokeShortMagic
+    uint8_t  version;     // kWireVersion
+    uint8_t  flags;       // kForwarded, kQueued only
+    uint16_t index;       // < kMaxBindings
+    int32_t  origin_rank; // as in InvokeHdr (the same offsets up to req_id)
+    uint32_t hops;
+    uint64_t req_id;
+};  // data: the args (all of it)
+static_assert(sizeof(InvokeShortHdr) == 24, "wire layout");
+constexpr uint32_t kInvokeShortMagic = 0x53495258;  // "XRIS"
+constexpr uint32_t kMaxBindings = 1024;             // indices per sender endpoint
+
+enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2, kReplyNeedBind = 3 };
 
 // AM header of a reply. Data: message (msg_len), then reply bytes. For
 // kReplyNeedCode the data is the original InvokeHdr, entry and args instead,
 // so the sender can resend with code without having kept a copy. For
 // kReplyAcks (successful invocations without reply bytes, answered together)
 // the data is their req_ids, uint64 each (reply_len bytes, status OK,
-// msg_len 0, req_id 0).
+// msg_len 0, req_id 0). For kReplyNeedBind (a short invocation whose index
+// the target does not know; status UCX_IFUNC_ERR_NEED_CODE) the data is the
+// original InvokeShortHdr and args, for a resend in full.
 struct ReplyHdr {
     uint32_t magic;      // kReplyMagic
     uint8_t  version;
@@ -85,12 +109,27 @@ constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 // Check an InvokeHdr against the data length that came with it.
 ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
                                     std::string *why);
+// Check an InvokeShortHdr (@p hdr_len bytes) and its data length: inline,
+// on the path of every warm invocation; what is wrong is said out of line.
+ucx_ifunc_status_t invoke_short_reject(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
+inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why)
+{
+    InvokeShortHdr h;
+    if (hdr_len != sizeof(h)) return invoke_short_reject(hdr, hdr_len, data_len, why);
+    memcpy(&h, hdr, sizeof(h));
+    if (h.magic != kInvokeShortMagic || h.version != kWireVersion || (h.flags & ~(kForwarded | kQueued)) ||
+        h.index >= kMaxBindings || data_len > UINT32_MAX)
+        return invoke_short_reject(hdr, hdr_len, data_len, why);
+    return UCX_IFUNC_OK;
+}
 // Check a ReplyHdr against its data length.
 ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
                                    std::string *why);
 // Check the data of a need-code reply (after reply_hdr_check()): the
 // original InvokeHdr, entry and args, without code.
 ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::string *why);
+// The same for a need-bind reply: the original InvokeShortHdr and args.
+ucx_ifunc_status_t need_bind_check(const uint8_t *data, size_t data_len, std::string *why);
 
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]

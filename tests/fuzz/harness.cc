@@ -230,6 +230,21 @@ void fuzz_elf(const uint8_t *data, size_t size)
 
 namespace {
 
+// A short (warm) invocation: header, then only the args.
+void check_invoke_short(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t len)
+{
+    std::string why;
+    ucx_ifunc_status_t st = invoke_short_check(hdr, hdr_len, len, &why);
+    FUZZ_CHECK(st == UCX_IFUNC_OK || st == UCX_IFUNC_ERR_PROTOCOL, "invoke_short_check returned %d", int(st));
+    check_message(why, st == UCX_IFUNC_OK);
+    if (st != UCX_IFUNC_OK) return;
+    InvokeShortHdr h;
+    memcpy(&h, hdr, sizeof(h));
+    FUZZ_CHECK(h.index < kMaxBindings, "index %u", h.index);
+    FUZZ_CHECK(!(h.flags & ~kForwarded), "flags %u", h.flags);
+    touch(d, len);
+}
+
 void check_invoke(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t len, bool need_code_copy)
 {
     std::string why;
@@ -243,6 +258,7 @@ void check_invoke(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t l
     memcpy(&h, hdr, sizeof(h));
     FUZZ_CHECK(h.entry_len >= 1 && h.entry_len <= kMaxEntryLen, "entry_len %u", h.entry_len);
     FUZZ_CHECK((h.flags & kHasCode) || h.image_len == 0, "image without the code flag");
+    FUZZ_CHECK(h.bind <= kMaxBindings, "binding %u", h.bind);
     const uint8_t *entry = d;
     const uint8_t *image = d + h.entry_len;
     const uint8_t *args = need_code_copy ? d + h.entry_len : image + h.image_len;
@@ -281,6 +297,16 @@ void check_reply(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t le
         FUZZ_CHECK(h.status == UCX_IFUNC_OK && h.msg_len == 0, "ack batch with status %d", h.status);
         FUZZ_CHECK(len > 0 && len % 8 == 0 && len <= kMaxAcks * 8 && h.reply_len == len, "ack batch of %zu bytes", len);
         touch(d, len);
+    } else if (h.kind == kReplyNeedBind) {
+        // handle_need_bind(): the original short invocation follows.
+        FUZZ_CHECK(h.status == UCX_IFUNC_ERR_NEED_CODE, "need-bind answer with status %d", h.status);
+        std::string why2;
+        st = need_bind_check(d, len, &why2);
+        FUZZ_CHECK(st == UCX_IFUNC_OK || st == UCX_IFUNC_ERR_PROTOCOL, "need_bind_check returned %d", int(st));
+        check_message(why2, st == UCX_IFUNC_OK);
+        if (st != UCX_IFUNC_OK) return;
+        FUZZ_CHECK(len >= sizeof(InvokeShortHdr), "need-bind answer of %zu bytes", len);
+        check_invoke_short(d, sizeof(InvokeShortHdr), d + sizeof(InvokeShortHdr), len - sizeof(InvokeShortHdr));
     } else {
         FUZZ_CHECK(h.kind == kReplyNeedCode, "kind %u accepted", h.kind);
         FUZZ_CHECK(h.status == UCX_IFUNC_ERR_NEED_CODE, "need-code answer with status %d", h.status);
@@ -361,7 +387,9 @@ void fuzz_wire(const uint8_t *data, size_t size)
     if (hdr_len > size) hdr_len = size;
     Bytes hdr(data, hdr_len);
     Bytes rest(data + hdr_len, size - hdr_len);
-    if (sel == kWireInvoke)
+    if (sel == kWireInvoke && hdr.size == sizeof(InvokeShortHdr))  // as the target tells them apart
+        check_invoke_short(hdr.data(), hdr.size, rest.data(), rest.size);
+    else if (sel == kWireInvoke)
         check_invoke(hdr.data(), hdr.size, rest.data(), rest.size, false);
     else
         check_reply(hdr.data(), hdr.size, rest.data(), rest.size);

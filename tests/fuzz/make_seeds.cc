@@ -68,6 +68,16 @@ Buf invoke_msg(const std::string &entry, const Buf *image, const Buf &args, uint
     return b;
 }
 
+// A warm invocation: the index its sender bound, then the args.
+Buf short_invoke_msg(uint16_t index, const Buf &args, uint8_t flags = 0)
+{
+    const InvokeShortHdr h{kInvokeShortMagic, kWireVersion, flags, index, 0, 1, 7};
+    Buf b;
+    append(&b, &h, sizeof(h));
+    append(&b, args.data(), args.size());
+    return b;
+}
+
 Buf reply_msg(ucx_ifunc_status_t st, const std::string &msg, const Buf &reply)
 {
     ReplyHdr h = make_reply_hdr(kReplyResult, st, 1, 7, uint32_t(reply.size()), uint16_t(msg.size()));
@@ -78,9 +88,9 @@ Buf reply_msg(ucx_ifunc_status_t st, const std::string &msg, const Buf &reply)
     return b;
 }
 
-Buf need_code_msg(const Buf &invocation)
+Buf need_code_msg(const Buf &invocation, ReplyKind kind = kReplyNeedCode)
 {
-    ReplyHdr h = make_reply_hdr(kReplyNeedCode, UCX_IFUNC_ERR_NEED_CODE, 1, 7);
+    ReplyHdr h = make_reply_hdr(kind, UCX_IFUNC_ERR_NEED_CODE, 1, 7);
     Buf b;
     append(&b, &h, sizeof(h));
     append(&b, invocation.data(), invocation.size());
@@ -113,10 +123,11 @@ Buf frame(const std::string &entry, const Buf *image, const Buf &args, bool comp
     return b;
 }
 
-Buf with_selector(uint8_t sel, const Buf &msg, bool hdr_len_byte)
+// @p hdr_len_byte: 0 for the selector's usual header length, 0x80 | n for n bytes.
+Buf with_selector(uint8_t sel, const Buf &msg, bool hdr_len_byte, uint8_t hdr_len = 0)
 {
     Buf b{sel};
-    if (hdr_len_byte) b.push_back(0);
+    if (hdr_len_byte) b.push_back(hdr_len);
     b.insert(b.end(), msg.begin(), msg.end());
     return b;
 }
@@ -182,6 +193,10 @@ int main(int argc, char **argv)
     put("wire/reply-error", with_selector(kWireReply, reply_msg(UCX_IFUNC_ERR_BAD_CODE, "rank 1: not an ELF file", {}), true));
     put("wire/reply-need-code", with_selector(kWireReply, need_code_msg(plain), true));
     put("wire/reply-acks", with_selector(kWireReply, acks_msg({7, 8, 9}), true));
+    const uint8_t short_len = uint8_t(0x80 | sizeof(InvokeShortHdr));
+    put("wire/invoke-short", with_selector(kWireInvoke, short_invoke_msg(2, args), true, short_len));
+    put("wire/invoke-short-forwarded", with_selector(kWireInvoke, short_invoke_msg(0, args, kForwarded), true, short_len));
+    put("wire/reply-need-bind", with_selector(kWireReply, need_code_msg(short_invoke_msg(2, args), kReplyNeedBind), true));
     put("wire/frame-code", with_selector(kWireFrame, frame("f", &small, args, false, 64), false));
     put("wire/frame-hash-only", with_selector(kWireFrame, frame("add_u64", nullptr, args, false, 0), false));
     put("wire/frame-compat", with_selector(kWireFrame, frame("counter_main", nullptr, Buf(24, 3), true, 32), false));

@@ -565,6 +565,25 @@ TEST_F(Hostile, MalformedInvocations)
     b = h;
     b.args_len = 0xffffffffu;  // args beyond the data
     send_raw(&b, sizeof(b), entry), ++sent;
+    b = h;
+    b.bind = xrdma::kMaxBindings + 1;  // an index no sender may bind
+    send_raw(&b, sizeof(b), entry), ++sent;
+    // Short (warm) invocations: malformed ones are refused; a well-formed one
+    // with an index this sender never bound is sent back to be resent in
+    // full, and runs nothing.
+    const xrdma::InvokeShortHdr s{xrdma::kInvokeShortMagic, xrdma::kWireVersion, 0, 0, 0, 0, 1u << 30};
+    xrdma::InvokeShortHdr bs = s;
+    bs.magic = 0x12345678;
+    send_raw(&bs, sizeof(bs), entry), ++sent;
+    bs = s;
+    bs.flags = xrdma::kHasCode;
+    send_raw(&bs, sizeof(bs), entry), ++sent;
+    bs = s;
+    bs.index = 0xffff;
+    send_raw(&bs, sizeof(bs), entry), ++sent;
+    bs = s;
+    bs.index = 3;
+    send_raw(&bs, sizeof(bs), entry);
     ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= before.rejected + sent; }, 30))
         << "the target did not reject all malformed invocations";
     EXPECT_EQ(before.executed, c->peer_stats(1).executed);

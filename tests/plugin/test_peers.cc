@@ -184,6 +184,65 @@ TEST_P(Plugin, CodeIsSentOncePerPeer)
     EXPECT_EQ(10u, c->peer_stats(1).executed);
 }
 
+// After first contact an invocation names its image and entry by the index
+// the target bound for this sender (wire.h, InvokeShortHdr): only that
+// header and the args travel, and two entries of one image stay apart.
+TEST_P(Plugin, WarmInvocationsAreShort)
+{
+    start(1);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    ucx_ifunc_h fail = reg("basic", "fail_with");
+    uint64_t a[2] = {5, 6};
+    ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
+    ucx_ifunc_stats_t s0, s1;
+    ucx_ifunc_stats(c->ctx, &s0);
+    for (int i = 0; i < 3; ++i) {
+        Result r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(11u, as_u64(r.reply));
+    }
+    ucx_ifunc_stats(c->ctx, &s1);
+    EXPECT_EQ(3 * (24 + sizeof(a)), s1.bytes_sent - s0.bytes_sent) << "warm invocations carry a 24-byte header";
+    const int32_t seven = 7;
+    for (int i = 0; i < 2; ++i) {  // its first call binds the next index, the second uses it
+        Result r = c->invoke(fail, 1, &seven, sizeof(seven));
+        EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status);
+        EXPECT_NE(std::string::npos, r.message.find("'fail_with' returned 7")) << r.message;
+        r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(11u, as_u64(r.reply));
+    }
+    EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
+    EXPECT_EQ(8u, c->peer_stats(1).executed);
+}
+
+// A binding does not keep code the target's cache dropped: with room for
+// one image there, two images taking turns are each asked for again (need
+// bind, then need code) and keep giving the right answers.
+TEST_P(Plugin, BindingsFollowTheCodeCache)
+{
+    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
+    start(1);
+    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    ucx_ifunc_h echo = reg("unit_two", "echo");
+    uint64_t a[2] = {5, 6};
+    for (int i = 0; i < 3; ++i) {
+        Result r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(11u, as_u64(r.reply));
+        const uint64_t v = 40 + uint64_t(i);
+        r = c->invoke(echo, 1, &v, sizeof(v));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        EXPECT_EQ(v, as_u64(r.reply));
+    }
+    EXPECT_EQ(1u, c->peer_stats(1).cache_entries);
+    EXPECT_EQ(6u, c->peer_stats(1).images_loaded) << "each turn loads its image again";
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(4u, s.need_code_received);
+}
+
 TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
 {
     start(1);

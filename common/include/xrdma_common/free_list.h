@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace xrdma {
@@ -39,27 +41,111 @@ private:
 };
 
 // Objects that own a byte buffer, kept by the buffer's size: up to NSmall
-// holding at most kSmallBytes (a stream of small messages) and NLarge holding
-// at most kLargeBytes (a stream of large ones: no mmap, page faults and munmap
-// per message); larger ones are freed.
+// holding at most kSmallBytes (a stream of small messages) and up to NLarge
+// holding at most kLargeBytes, kLargeBudget bytes in all (a stream of large
+// ones: a window of them in flight reuses its buffers, no mmap, page faults
+// and munmap per message); larger ones are freed.
 template <class T, size_t NSmall, size_t NLarge>
 class SizedFreeList {
 public:
-    static constexpr size_t kSmallBytes = 64 * 1024, kLargeBytes = 8 << 20;
+    static constexpr size_t kSmallBytes = 64 * 1024, kLargeBytes = 8 << 20, kLargeBudget = 32 << 20;
+    SizedFreeList() = default;
+    SizedFreeList(const SizedFreeList &) = delete;
+    SizedFreeList &operator=(const SizedFreeList &) = delete;
+    ~SizedFreeList()
+    {
+        for (auto &e : large_) delete e.first;
+    }
     // One whose buffer suits @p bytes (size class only; grow it as needed).
-    T *get(size_t bytes) { return bytes > kSmallBytes ? large_.get() : small_.get(); }
+    T *get(size_t bytes)
+    {
+        if (bytes <= kSmallBytes) return small_.get();
+        if (large_.empty()) return new T;
+        T *p = large_.back().first;
+        large_bytes_ -= large_.back().second;
+        large_.pop_back();
+        return p;
+    }
     // Keep @p p, whose buffer holds @p capacity bytes, or free it.
     void put(T *p, size_t capacity)
     {
-        if (capacity <= kSmallBytes)
+        if (capacity <= kSmallBytes) {
             small_.put(p);
-        else
-            large_.put(p, capacity <= kLargeBytes);
+        } else if (capacity <= kLargeBytes && large_.size() < NLarge && large_bytes_ + capacity <= kLargeBudget) {
+            large_.emplace_back(p, capacity);
+            large_bytes_ += capacity;
+        } else {
+            delete p;
+        }
     }
 
 private:
     FreeList<T, NSmall> small_;
-    FreeList<T, NLarge> large_;
+    std::vector<std::pair<T *, size_t>> large_;
+    size_t large_bytes_ = 0;
+};
+
+// Single nodes of a node container (a std::unordered_map whose entries come
+// and go, like a table of operations in flight), kept for reuse: with
+// PoolAllocator the container allocates nothing in steady state. Nodes of
+// one size (the first one returned) are kept, up to Max; anything else
+// (bucket arrays) goes to operator new. Not thread-safe: one per owner; it
+// must outlive the containers that use it.
+template <size_t Max>
+class NodePool {
+public:
+    NodePool() = default;
+    NodePool(const NodePool &) = delete;
+    NodePool &operator=(const NodePool &) = delete;
+    ~NodePool()
+    {
+        for (void *p : free_) ::operator delete(p);
+    }
+    void *get(size_t bytes)
+    {
+        if (bytes != size_ || free_.empty()) return ::operator new(bytes);
+        void *p = free_.back();
+        free_.pop_back();
+        return p;
+    }
+    void put(void *p, size_t bytes)
+    {
+        if ((size_ == 0 || size_ == bytes) && free_.size() < Max) {
+            size_ = bytes;
+            free_.push_back(p);
+        } else {
+            ::operator delete(p);
+        }
+    }
+
+private:
+    size_t size_ = 0;
+    std::vector<void *> free_;
+};
+
+// The allocator that draws single nodes from a NodePool.
+template <class T, class Pool>
+struct PoolAllocator {
+    using value_type = T;
+    Pool *pool;
+    explicit PoolAllocator(Pool *p) : pool(p) {}
+    template <class U>
+    PoolAllocator(const PoolAllocator<U, Pool> &o) : pool(o.pool) {}
+    T *allocate(size_t n)
+    {
+        return static_cast<T *>(n == 1 ? pool->get(sizeof(T)) : ::operator new(n * sizeof(T)));
+    }
+    void deallocate(T *p, size_t n)
+    {
+        if (n == 1)
+            pool->put(p, sizeof(T));
+        else
+            ::operator delete(p);
+    }
+    template <class U>
+    bool operator==(const PoolAllocator<U, Pool> &o) const { return pool == o.pool; }
+    template <class U>
+    bool operator!=(const PoolAllocator<U, Pool> &o) const { return pool != o.pool; }
 };
 
 }  // namespace xrdma

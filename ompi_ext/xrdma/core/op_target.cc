@@ -118,10 +118,13 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     }  // (no blocks: Xinvoke, count 0: an empty region)
     const void *incoming = p + sizeof(h) + blocks_len;
     size_t incoming_len = h.incoming_len;
-    if (h.flags & kIncomingStream) {
-        // Still at the origin: fetched when the function asks for it.
+    if (h.flags & (kIncomingStream | kReplyStream)) {
+        // Still at the origin: fetched when the function asks for it (or,
+        // an Xget's reply: written there).
         std::string why;
-        if ((h.flags & kIncomingByRef) || !stream_view(view, xrdma_origin(x), p + sizeof(h) + blocks_len, h.incoming_len, &why))
+        const bool reply = h.flags & kReplyStream;
+        if ((h.flags & kIncomingByRef) || (h.flags & kIncomingStream && reply) || reply != (h.op == XRDMA_OP_GET) ||
+            !stream_view(view, xrdma_origin(x), p + sizeof(h) + blocks_len, h.incoming_len, reply, &why))
             return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation: " + why);
     } else if (h.flags & kIncomingByRef) {
         // Only from this process's own MPI layer (node-local execution).
@@ -142,9 +145,10 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     // The function, and the forwards it makes to ranks whose windows are
     // mapped here (window_continue_at re-points the view at each).
     int rc = entry(x, p + prefix, size - prefix);
-    if (view.stream_used) stream_end(x);
     char *const region = view.region;
-    if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
+    if (rc == 0 && view.push) {
+        if (stream_push_reply(x, view) != 0) rc = -1;
+    } else if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
         if (blocks.size() <= 1) {  // straight from the window
             xrdma_reply(x, blocks.empty() ? nullptr : region + blocks[0].offset, blocks.empty() ? 0 : blocks[0].len);
@@ -168,6 +172,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         if (incoming_len) memcpy(pre.data() + sizeof(fh) + blocks_len, incoming, incoming_len);
         ucx_ifunc_ctx_replace_forward_prefix(x, pre.data(), pre.size());
     }
+    if (view.stream_used) stream_end(x);  // (after the reply: it may still write into the origin's buffer)
     ucx_ifunc_ctx_set_layer(x, nullptr);
     return rc;
 }

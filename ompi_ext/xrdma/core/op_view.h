@@ -38,6 +38,7 @@ struct OpView {
     // Streamed incoming data (kIncomingStream): where it is at the origin,
     // and the memory key to fetch it with (both in the operation's payload).
     bool streamed = false;
+    bool push = false;  // kReplyStream: the Xget's reply is written into the origin's buffer
     bool stream_used = false;  // xrdma_stream() or a fetch ran: stream_end() after the entry
     StreamRef stream{};
     const uint8_t *rkey = nullptr;

@@ -36,6 +36,11 @@ struct IncomingRef {
 // with (rkey_len bytes, ucp_rkey_pack), and the target fetches it chunk by
 // chunk while the payload handler runs (stream.cc).
 constexpr uint8_t kIncomingStream = 2;
+// An Xget of a streaming function with a large contiguous origin buffer: the
+// field holds a StreamRef of that buffer (and its key), the target writes
+// the reply there chunk by chunk (ucp_put_nbx) and answers with its length
+// (8 bytes) instead of the bytes.
+constexpr uint8_t kReplyStream = 4;
 struct StreamRef {
     uint64_t addr;      // the data in the origin's memory
     uint64_t len;

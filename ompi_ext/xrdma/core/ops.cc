@@ -37,8 +37,9 @@ struct OpRecord {
     MPI_Request request;       // MPI_REQUEST_NULL: reported by synchronisation
     int error = MPI_SUCCESS;
     size_t reply_len = 0;      // bytes the reply had (MPI_Get_count on the request's status)
-    ucp_mem_h memh = nullptr;  // a streamed Xput's data, exposed until the op completes
+    ucp_mem_h memh = nullptr;  // a streamed Xput's data (or Xget's buffer), exposed until the op completes
     void *staged = nullptr;
+    bool pushed = false;       // the target writes the Xget's reply into the origin buffer (kReplyStream)
 };
 
 // Records of finished operations, reused (all under Runtime::mu): a stream
@@ -82,6 +83,20 @@ int unpack_reply(OpRecord *r, const void *reply, size_t len)
     return MPI_SUCCESS;
 }
 
+// A reply the target wrote into the origin buffer: the answer is its length.
+int pushed_reply(OpRecord *r, const void *reply, size_t len)
+{
+    uint64_t n = 0;
+    int tsize;
+    MPI_Type_size(r->origin_type, &tsize);
+    if (len == sizeof(n)) memcpy(&n, reply, sizeof(n));
+    if (len != sizeof(n) || n > uint64_t(tsize) * uint64_t(r->origin_count))
+        return error_code(MPI_ERR_INTERN, "MPIX_Xget from rank " + std::to_string(r->target) +
+                                              ": malformed answer to a reply written into the origin buffer");
+    r->reply_len = size_t(n);
+    return MPI_SUCCESS;
+}
+
 void op_done(const ucx_ifunc_result_t *res, void *user_data)
 {
     auto *r = static_cast<OpRecord *>(user_data);
@@ -90,6 +105,8 @@ void op_done(const ucx_ifunc_result_t *res, void *user_data)
         err = error_code(error_class_of(res->status),
                          std::string(op_name(r->op)) + " to rank " + std::to_string(r->target) + ": " +
                              ucx_ifunc_status_string(res->status) + " (" + res->message + ")");
+    else if (r->op == XRDMA_OP_GET && r->pushed)
+        err = pushed_reply(r, res->reply, res->reply_size);
     else if (r->op == XRDMA_OP_GET) {
         err = unpack_reply(r, res->reply, res->reply_size);
         if (err == MPI_SUCCESS) r->reply_len = res->reply_size;
@@ -231,6 +248,13 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         if (err != MPI_SUCCESS) return bad(err);
         hdr.flags |= kIncomingStream;
         packed = int(so.wire.size());
+    } else if (IncomingRef buf{}; !here && op == XRDMA_OP_GET && ifunc->streams &&
+               contiguous(origin, ocount, otype, &buf) && buf.len > stream_chunk()) {
+        // ... and a large reply is written straight into the origin buffer.
+        err = stream_expose(w->rank, origin, ocount, otype, w->comm, &so);
+        if (err != MPI_SUCCESS) return bad(err);
+        hdr.flags |= kReplyStream;
+        packed = int(so.wire.size());
     }
     xrdma::Bytes &payload = payload_scratch;
     payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
@@ -241,7 +265,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (hdr.flags & kIncomingByRef) {
         memcpy(p, &ref, sizeof(ref));
         pos = int(sizeof(ref));
-    } else if (hdr.flags & kIncomingStream) {
+    } else if (hdr.flags & (kIncomingStream | kReplyStream)) {
         memcpy(p, so.wire.data(), so.wire.size());
         pos = int(so.wire.size());
     } else if (op == XRDMA_OP_PUT && packed) {
@@ -256,6 +280,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
     r->memh = so.memh;
     r->staged = so.staged;
+    r->pushed = hdr.flags & kReplyStream;
     if (op == XRDMA_OP_GET) {
         int combiner, a, b, c;
         MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
@@ -270,7 +295,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     ucx_ifunc_status_t st =
         here ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
             : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], payload.data(), payload.size(),
-                                   (hdr.flags & kIncomingStream) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u, op_done, r);
+                                   (hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u,
+                                   op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         w->pending[size_t(trank)]--;
         err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +

@@ -46,6 +46,12 @@ struct Fetcher {
     xrdma::Bytes stage;  // stream_stage_all()'s copy
     xrdma::Bytes reply;  // an Xget's reply, as xrdma_stream_reply() makes it
     bool replying = false;
+    // An Xget's reply pushed into the origin's buffer (kReplyStream): bytes
+    // gather in slot[push_slot], a chunk at a time.
+    bool pushing = false;    // the key is unpacked, bytes may be in flight
+    bool push_done = false;  // push_finish() replied the count
+    size_t pushed = 0;       // bytes written (or being written) at the origin
+    unsigned push_slot = 0;
     // The memory key of the running stream, then zeros: UCX reads a packed
     // key's memory-domain map (8 bytes), then per domain (at most 64) a
     // length byte and up to 255 bytes.
@@ -90,35 +96,128 @@ void fetch_start(ucp_ep_h ep, const StreamRef &ref, size_t chunk, size_t i, Fetc
 // Fetch @p v's streamed data chunk by chunk, kDepth chunks ahead, handing
 // each to @p sink(data, len, offset) in order. 0, the sink's non-zero
 // return, or -1 after ucx_ifunc_ctx_fail().
+// Start transfers with the origin's memory the StreamRef of @p v names:
+// progress must be allowed here (not inside UCX's handler) and its key must
+// unpack. 0, or -1 after ucx_ifunc_ctx_fail() (@p what names the transfer).
+int begin_remote(xrdma_ctx *x, OpView &v, const std::string &what)
+{
+    // Transfers need progress, which UCX does not allow inside its handler.
+    if (ucx_ifunc_ctx_progress(x) < 0)
+        return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": the operation runs inside UCX's handler (not sent queued)");
+    g.active = true;
+    ucs_status_t st = ucp_ep_rkey_unpack(v.w->eps[size_t(v.stream.rank)], v.rkey, &g.rkey);
+    if (st != UCS_OK) {
+        g.rkey = nullptr;
+        return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": its memory key: " + ucs_status_string(st));
+    }
+    return 0;
+}
+
+// Wait until @p f's transfer finished: 0, or -1 after ucx_ifunc_ctx_fail().
+int wait_slot(xrdma_ctx *x, Fetch &f, const std::string &what)
+{
+    while (f.busy)
+        if (ucx_ifunc_ctx_progress(x) < 0) return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": no progress");
+    if (f.status != UCS_OK) return fail(x, UCX_IFUNC_ERR_PEER, what + ": " + ucs_status_string(f.status));
+    return 0;
+}
+
 template <class Sink>
 int fetch_all(xrdma_ctx *x, OpView &v, Sink &&sink)
 {
     const StreamRef &ref = v.stream;
-    Window *w = v.w;
-    ucp_ep_h ep = w->eps[size_t(ref.rank)];
+    ucp_ep_h ep = v.w->eps[size_t(ref.rank)];
     const std::string from = "fetching the incoming data from rank " + std::to_string(ref.rank);
-    // Fetching needs progress, which UCX does not allow inside its handler.
-    if (ucx_ifunc_ctx_progress(x) < 0)
-        return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": the operation runs inside UCX's handler (not sent queued)");
-    g.active = true;
-    ucs_status_t st = ucp_ep_rkey_unpack(ep, v.rkey, &g.rkey);
-    if (st != UCS_OK) {
-        g.rkey = nullptr;
-        return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": its memory key: " + ucs_status_string(st));
-    }
+    if (begin_remote(x, v, from) != 0) return -1;
     const size_t chunk = stream_chunk();
     const size_t n = (size_t(ref.len) + chunk - 1) / chunk;
     XRDMA_DEBUG("fetching %zu bytes from rank %d in %zu chunks", size_t(ref.len), int(ref.rank), n);
     for (size_t i = 0; i < n && i < kDepth; ++i) fetch_start(ep, ref, chunk, i, g.slot[i]);
     for (size_t i = 0; i < n; ++i) {
         Fetch &f = g.slot[i % kDepth];
-        while (f.busy)
-            if (ucx_ifunc_ctx_progress(x) < 0) return fail(x, UCX_IFUNC_ERR_PROTOCOL, from + ": no progress");
-        if (f.status != UCS_OK) return fail(x, UCX_IFUNC_ERR_PEER, from + ": " + ucs_status_string(f.status));
+        if (wait_slot(x, f, from) != 0) return -1;
         const int rc = sink(f.buf.data(), f.len, i * chunk);
         if (rc) return rc;
         if (i + kDepth < n) fetch_start(ep, ref, chunk, i + kDepth, f);
     }
+    return 0;
+}
+
+// The reply of an Xget whose origin exposed its buffer (kReplyStream) is
+// written there with ucp_put_nbx, a chunk at a time while the next fills
+// (kDepth slots); push_finish() makes it visible at the origin, then
+// replies the byte count. Returns 0, -1 after ucx_ifunc_ctx_fail(), or -2
+// (nothing failed) when @p data could not be read.
+std::string push_what(const OpView &v) { return "writing the reply to rank " + std::to_string(v.stream.rank); }
+
+int push_slot_out(xrdma_ctx *x, OpView &v)
+{
+    Fetch &f = g.slot[g.push_slot];
+    if (f.len == 0) return 0;
+    if (g.pushed + f.len > v.stream.len)
+        return fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
+                    "the reply is larger than the origin buffer (" + std::to_string(v.stream.len) + " bytes)");
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    p.cb.send = fetch_done;
+    p.user_data = &f;
+    ucs_status_ptr_t r =
+        ucp_put_nbx(v.w->eps[size_t(v.stream.rank)], f.buf.data(), f.len, v.stream.addr + g.pushed, g.rkey, &p);
+    f.busy = UCS_PTR_IS_PTR(r);
+    f.status = f.busy ? UCS_OK : UCS_PTR_STATUS(r);
+    g.pushed += f.len;
+    g.push_slot = (g.push_slot + 1) % kDepth;
+    Fetch &next = g.slot[g.push_slot];
+    if (wait_slot(x, next, push_what(v)) != 0) return -1;  // (its last put)
+    next.len = 0;
+    return 0;
+}
+
+int push_bytes(xrdma_ctx *x, OpView &v, const void *data, size_t n)
+{
+    const size_t chunk = stream_chunk();
+    if (!g.pushing) {
+        if (begin_remote(x, v, push_what(v)) != 0) return -1;
+        g.pushing = true;
+        for (Fetch &f : g.slot) f.len = 0;
+    }
+    const auto *d = static_cast<const uint8_t *>(data);
+    while (n) {
+        Fetch &f = g.slot[g.push_slot];
+        if (f.buf.size() < chunk) f.buf.resize(chunk);
+        const size_t k = std::min(n, chunk - f.len);
+        if (ucx_ifunc_copy_checked(f.buf.data() + f.len, d, k) != 0) return -2;
+        f.len += k;
+        d += k;
+        n -= k;
+        if (f.len == chunk && push_slot_out(x, v) != 0) return -1;
+    }
+    return 0;
+}
+
+int push_finish(xrdma_ctx *x, OpView &v)
+{
+    if (g.pushing) {
+        if (push_slot_out(x, v) != 0) return -1;
+        for (Fetch &f : g.slot)
+            if (wait_slot(x, f, push_what(v)) != 0) return -1;
+        // At the origin before the reply: an active message is not ordered
+        // after puts on the same endpoint.
+        ucp_request_param_t p;
+        p.op_attr_mask = 0;
+        ucs_status_ptr_t r = ucp_ep_flush_nbx(v.w->eps[size_t(v.stream.rank)], &p);
+        ucs_status_t st = UCS_PTR_STATUS(r);
+        if (UCS_PTR_IS_PTR(r)) {
+            while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS)
+                if (ucx_ifunc_ctx_progress(x) < 0) break;
+            ucp_request_free(r);
+        }
+        if (st != UCS_OK) return fail(x, UCX_IFUNC_ERR_PEER, push_what(v) + ": " + ucs_status_string(st));
+    }
+    const uint64_t n = g.pushed;
+    g.push_done = true;
+    if (xrdma_reply(x, &n, sizeof(n)) != 0)
+        return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "a streamed Xget replies with xrdma_stream_reply(), not xrdma_reply()");
     return 0;
 }
 
@@ -227,7 +326,18 @@ void stream_release(ucp_mem_h memh, void *staged)
     free(staged);
 }
 
-bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::string *why)
+int stream_push_reply(xrdma_ctx *x, OpView &v)
+{
+    if (ucx_ifunc_ctx_answered(x))  // by xrdma_stream_reply(), or by the function itself
+        return g.push_done ? 0 : fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
+                                      "a streamed Xget replies with xrdma_stream_reply(), not xrdma_reply()");
+    // No reply of its own: the target region, as MPI_Get.
+    for (const Block &b : *v.blocks)
+        if (push_bytes(x, v, v.region + b.offset, size_t(b.len)) != 0) return -1;
+    return push_finish(x, v);
+}
+
+bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, bool reply, std::string *why)
 {
     StreamRef ref;
     if (len < sizeof(ref)) return *why = "streamed data without its reference", false;
@@ -242,9 +352,14 @@ bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::s
     // read from a copy with zeros after it, as far as UCX could ever read.
     memcpy(g.key, field + sizeof(ref), ref.rkey_len);
     memset(g.key + ref.rkey_len, 0, sizeof(g.key) - ref.rkey_len);
-    v.streamed = true;
     v.stream = ref;
     v.rkey = g.key;
+    v.stream_used = true;  // (stream_end() forgets the key)
+    if (reply) {
+        v.push = true;
+        return true;
+    }
+    v.streamed = true;
     v.incoming = nullptr;
     v.incoming_len = size_t(ref.len);
     return true;
@@ -267,6 +382,10 @@ void stream_end(xrdma_ctx *x)
 {
     g.streaming = false;
     g.replying = false;
+    g.pushing = false;
+    g.push_done = false;
+    g.pushed = 0;
+    g.push_slot = 0;
     if (g.reply.capacity() > kKeep) xrdma::Bytes().swap(g.reply);
     g.reply.clear();
     if (!g.active) return;
@@ -330,15 +449,18 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
     }
     if (rc) return rc;
     rc = completion ? completion(x, state) : 0;
-    if (rc == 0 && g.replying && !g.reply.empty() && xrdma_reply(x, g.reply.data(), g.reply.size()) != 0)
+    if (rc != 0 || !g.replying) return rc;
+    if (v->push) return g.pushing ? push_finish(x, *v) : 0;  // (nothing appended: the dispatch pushes the region)
+    if (!g.reply.empty() && xrdma_reply(x, g.reply.data(), g.reply.size()) != 0)
         return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream_reply: the function also replied itself");
-    return rc;
+    return 0;
 }
 
 extern "C" int xrdma_stream_reply(xrdma_ctx_t *x, const void *data, size_t bytes)
 {
     OpView *v = view_of(x);
     if (!v || !g.replying || (bytes && !data)) return -1;
+    if (v->push) return push_bytes(x, *v, data, bytes) == 0 ? 0 : -1;
     const size_t at = g.reply.size();
     g.reply.resize(at + bytes);
     if (bytes && ucx_ifunc_copy_checked(g.reply.data() + at, data, bytes) != 0) {

@@ -33,10 +33,16 @@ int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MP
 // Once the operation completed: unmap and free what stream_expose() took.
 void stream_release(ucp_mem_h memh, void *staged);
 
-// Target: point @p v at the streamed data a StreamRef field describes,
-// which must be in the memory of @p origin (the operation's origin rank).
-// False (with @p why) if the field is malformed.
-bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, std::string *why);
+// Target: point @p v at the streamed data a StreamRef field describes
+// (with @p reply: the origin buffer an Xget's reply is written to), which
+// must be in the memory of @p origin (the operation's origin rank). False
+// (with @p why) if the field is malformed.
+bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, bool reply, std::string *why);
+// An Xget with kReplyStream, after its function returned 0: write the
+// target region to the origin unless the function replied (with
+// xrdma_stream_reply()), then reply the byte count. 0, or -1 after
+// ucx_ifunc_ctx_fail().
+int stream_push_reply(struct xrdma_ctx *x, OpView &v);
 // xrdma_incoming() of a streamed operation (a function that does not
 // stream): fetch all of it into a buffer, kept until stream_end().
 const void *stream_stage_all(struct xrdma_ctx *x, OpView &v);

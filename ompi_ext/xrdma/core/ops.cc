@@ -241,19 +241,21 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     else if (op == XRDMA_OP_PUT)
         MPI_Pack_size(ocount, otype, w->comm, &packed);
     // A streaming function in another process: larger data stays here, the
-    // target fetches it chunk by chunk while its handlers run.
+    // target fetches it chunk by chunk while its handlers run; and a large
+    // reply is written straight into a contiguous origin buffer.
     StreamOut so;
-    if (!here && op == XRDMA_OP_PUT && ifunc->streams && size_t(packed) > stream_chunk()) {
-        err = stream_expose(w->rank, origin, ocount, otype, w->comm, &so);
+    uint8_t streamed = 0;
+    if (!here && ifunc->streams) {
+        IncomingRef buf{};
+        if (op == XRDMA_OP_PUT && size_t(packed) > stream_chunk())
+            streamed = kIncomingStream;
+        else if (op == XRDMA_OP_GET && contiguous(origin, ocount, otype, &buf) && buf.len > stream_chunk())
+            streamed = kReplyStream;
+    }
+    if (streamed) {
+        err = stream_expose(op_name(op), w->rank, origin, ocount, otype, w->comm, &so);
         if (err != MPI_SUCCESS) return bad(err);
-        hdr.flags |= kIncomingStream;
-        packed = int(so.wire.size());
-    } else if (IncomingRef buf{}; !here && op == XRDMA_OP_GET && ifunc->streams &&
-               contiguous(origin, ocount, otype, &buf) && buf.len > stream_chunk()) {
-        // ... and a large reply is written straight into the origin buffer.
-        err = stream_expose(w->rank, origin, ocount, otype, w->comm, &so);
-        if (err != MPI_SUCCESS) return bad(err);
-        hdr.flags |= kReplyStream;
+        hdr.flags |= streamed;
         packed = int(so.wire.size());
     }
     xrdma::Bytes &payload = payload_scratch;

@@ -39,16 +39,13 @@ struct Fetch {
 // (stream_end() cleans up). One at a time: dispatches are serialised under
 // Runtime::mu, and arrivals during a stream are queued by the plugin.
 struct Fetcher {
-    bool active = false;  // between the first fetch and stream_end()
     bool streaming = false;  // inside xrdma_stream(): no nested one
-    ucp_rkey_h rkey = nullptr;
+    ucp_rkey_h rkey = nullptr;  // set: transfers with the origin's memory started
     Fetch slot[kDepth];
     xrdma::Bytes stage;  // stream_stage_all()'s copy
     xrdma::Bytes reply;  // an Xget's reply, as xrdma_stream_reply() makes it
-    bool replying = false;
     // An Xget's reply pushed into the origin's buffer (kReplyStream): bytes
-    // gather in slot[push_slot], a chunk at a time.
-    bool pushing = false;    // the key is unpacked, bytes may be in flight
+    // gather in slot[push_slot], a chunk at a time, once rkey is set.
     bool push_done = false;  // push_finish() replied the count
     size_t pushed = 0;       // bytes written (or being written) at the origin
     unsigned push_slot = 0;
@@ -93,9 +90,6 @@ void fetch_start(ucp_ep_h ep, const StreamRef &ref, size_t chunk, size_t i, Fetc
     }
 }
 
-// Fetch @p v's streamed data chunk by chunk, kDepth chunks ahead, handing
-// each to @p sink(data, len, offset) in order. 0, the sink's non-zero
-// return, or -1 after ucx_ifunc_ctx_fail().
 // Start transfers with the origin's memory the StreamRef of @p v names:
 // progress must be allowed here (not inside UCX's handler) and its key must
 // unpack. 0, or -1 after ucx_ifunc_ctx_fail() (@p what names the transfer).
@@ -104,7 +98,7 @@ int begin_remote(xrdma_ctx *x, OpView &v, const std::string &what)
     // Transfers need progress, which UCX does not allow inside its handler.
     if (ucx_ifunc_ctx_progress(x) < 0)
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": the operation runs inside UCX's handler (not sent queued)");
-    g.active = true;
+    if (g.rkey) return 0;  // (already unpacked for this operation)
     ucs_status_t st = ucp_ep_rkey_unpack(v.w->eps[size_t(v.stream.rank)], v.rkey, &g.rkey);
     if (st != UCS_OK) {
         g.rkey = nullptr;
@@ -122,6 +116,9 @@ int wait_slot(xrdma_ctx *x, Fetch &f, const std::string &what)
     return 0;
 }
 
+// Fetch @p v's streamed data chunk by chunk, kDepth chunks ahead, handing
+// each to @p sink(data, len, offset) in order. 0, the sink's non-zero
+// return, or -1 after ucx_ifunc_ctx_fail().
 template <class Sink>
 int fetch_all(xrdma_ctx *x, OpView &v, Sink &&sink)
 {
@@ -176,9 +173,8 @@ int push_slot_out(xrdma_ctx *x, OpView &v)
 int push_bytes(xrdma_ctx *x, OpView &v, const void *data, size_t n)
 {
     const size_t chunk = stream_chunk();
-    if (!g.pushing) {
+    if (!g.rkey) {
         if (begin_remote(x, v, push_what(v)) != 0) return -1;
-        g.pushing = true;
         for (Fetch &f : g.slot) f.len = 0;
     }
     const auto *d = static_cast<const uint8_t *>(data);
@@ -197,7 +193,7 @@ int push_bytes(xrdma_ctx *x, OpView &v, const void *data, size_t n)
 
 int push_finish(xrdma_ctx *x, OpView &v)
 {
-    if (g.pushing) {
+    if (g.rkey) {
         if (push_slot_out(x, v) != 0) return -1;
         for (Fetch &f : g.slot)
             if (wait_slot(x, f, push_what(v)) != 0) return -1;
@@ -281,7 +277,7 @@ size_t stream_chunk()
     return chunk;
 }
 
-int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MPI_Comm comm, StreamOut *out)
+int stream_expose(const char *what, int rank, const void *origin, int count, MPI_Datatype type, MPI_Comm comm, StreamOut *out)
 {
     Runtime &rt = Runtime::get();
     IncomingRef ref{};
@@ -289,7 +285,7 @@ int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MP
         int size = 0, pos = 0;
         MPI_Pack_size(count, type, comm, &size);
         out->staged = malloc(size_t(size) ? size_t(size) : 1);
-        if (!out->staged) return error_code(MPI_ERR_NO_MEM, "MPIX_Xput: cannot pack the origin data for streaming");
+        if (!out->staged) return error_code(MPI_ERR_NO_MEM, std::string(what) + ": cannot pack the origin data for streaming");
         MPI_Pack(origin, count, type, out->staged, size, &pos, comm);
         ref.addr = reinterpret_cast<uintptr_t>(out->staged);
         ref.len = uint64_t(pos);
@@ -309,7 +305,7 @@ int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MP
         out->memh = nullptr;
         free(out->staged);
         out->staged = nullptr;
-        return error_code(MPI_ERR_OTHER, std::string("MPIX_Xput: cannot expose the origin data for streaming: ") +
+        return error_code(MPI_ERR_OTHER, std::string(what) + ": cannot expose the origin buffer for streaming: " +
                                              ucs_status_string(st));
     }
     StreamRef sr{ref.addr, ref.len, rank, uint32_t(key_len)};
@@ -381,23 +377,20 @@ const void *stream_stage_all(xrdma_ctx *x, OpView &v)
 void stream_end(xrdma_ctx *x)
 {
     g.streaming = false;
-    g.replying = false;
-    g.pushing = false;
     g.push_done = false;
     g.pushed = 0;
     g.push_slot = 0;
     if (g.reply.capacity() > kKeep) xrdma::Bytes().swap(g.reply);
     g.reply.clear();
-    if (!g.active) return;
+    xrdma::Bytes().swap(g.stage);
+    if (!g.rkey) return;  // (no transfer started)
     for (Fetch &f : g.slot) {
         while (f.busy)
             if (ucx_ifunc_ctx_progress(x) < 0) break;  // (cannot be: fetching started only where it works)
         if (f.buf.capacity() > kKeep) xrdma::Bytes().swap(f.buf);
     }
-    if (g.rkey) ucp_rkey_destroy(g.rkey);
+    ucp_rkey_destroy(g.rkey);
     g.rkey = nullptr;
-    xrdma::Bytes().swap(g.stage);
-    g.active = false;
 }
 
 }  // namespace xrdma::mpi
@@ -423,8 +416,6 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
     if (v->op == XRDMA_OP_GET) {
         // The target region streams through the handler (data and target
         // are the same bytes); its xrdma_stream_reply() calls make the reply.
-        g.reply.clear();
-        g.replying = true;
         const size_t chunk = stream_chunk();
         size_t off = 0;
         for (const Block &b : *v->blocks) {
@@ -449,8 +440,8 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
     }
     if (rc) return rc;
     rc = completion ? completion(x, state) : 0;
-    if (rc != 0 || !g.replying) return rc;
-    if (v->push) return g.pushing ? push_finish(x, *v) : 0;  // (nothing appended: the dispatch pushes the region)
+    if (rc != 0 || v->op != XRDMA_OP_GET) return rc;
+    if (v->push) return g.rkey ? push_finish(x, *v) : 0;  // (nothing appended: the dispatch pushes the region)
     if (!g.reply.empty() && xrdma_reply(x, g.reply.data(), g.reply.size()) != 0)
         return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream_reply: the function also replied itself");
     return 0;
@@ -459,7 +450,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
 extern "C" int xrdma_stream_reply(xrdma_ctx_t *x, const void *data, size_t bytes)
 {
     OpView *v = view_of(x);
-    if (!v || !g.replying || (bytes && !data)) return -1;
+    if (!v || !g.streaming || v->op != XRDMA_OP_GET || (bytes && !data)) return -1;
     if (v->push) return push_bytes(x, *v, data, bytes) == 0 ? 0 : -1;
     const size_t at = g.reply.size();
     g.reply.resize(at + bytes);

@@ -22,14 +22,15 @@ namespace xrdma::mpi {
 size_t stream_chunk();
 
 // Origin: an Xput's incoming data, left in the origin's memory (mapped for
-// UCX; non-contiguous data is packed first) for the target to fetch.
+// UCX; non-contiguous data is packed first) for the target to fetch; or an
+// Xget's contiguous origin buffer, for the target to write its reply into.
 struct StreamOut {
     ucp_mem_h memh = nullptr;
     void *staged = nullptr;  // the packed copy, if one was needed
     xrdma::Bytes wire;       // the incoming field: StreamRef, then the memory key
 };
-// MPI_SUCCESS, or an MPI error code (nothing is held then).
-int stream_expose(int rank, const void *origin, int count, MPI_Datatype type, MPI_Comm comm, StreamOut *out);
+// MPI_SUCCESS, or an MPI error code naming @p what (nothing is held then).
+int stream_expose(const char *what, int rank, const void *origin, int count, MPI_Datatype type, MPI_Comm comm, StreamOut *out);
 // Once the operation completed: unmap and free what stream_expose() took.
 void stream_release(ucp_mem_h memh, void *staged);
 

@@ -95,6 +95,7 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     ucx_ifunc_context_params_t cp;
     memset(&cp, 0, sizeof(cp));
     cp.worker = b->worker;
+    cp.ucp_context = b->ucp; /* rings for small messages where UCX maps the peer's memory */
     cp.rank = b->rank;
     cp.size = b->size;
     cp.user_ptr = user_ptr;
@@ -115,6 +116,19 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     free(all);
     free(lens);
     free(displs);
+}
+
+/* Wait until every operation this rank started on its worker completed
+ * (puts not awaited one by one). */
+__attribute__((unused)) static void bench_ucx_flush(struct bench_ucx *b)
+{
+    ucp_request_param_t fp;
+    fp.op_attr_mask = 0;
+    ucs_status_ptr_t fr = ucp_worker_flush_nbx(b->worker, &fp);
+    if (UCS_PTR_IS_PTR(fr)) {
+        while (ucp_request_check_status(fr) == UCS_INPROGRESS) ucp_worker_progress(b->worker);
+        ucp_request_free(fr);
+    }
 }
 
 __attribute__((unused)) static void bench_ucx_fini(struct bench_ucx *b)

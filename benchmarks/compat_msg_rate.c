@@ -199,13 +199,7 @@ int main(int argc, char **argv)
         ucp_ifunc_msg_free(msg);
         ucp_deregister_ifunc(b.ucp, f);
     }
-    ucp_request_param_t fp;
-    fp.op_attr_mask = 0;
-    ucs_status_ptr_t fr = ucp_worker_flush_nbx(b.worker, &fp);
-    if (UCS_PTR_IS_PTR(fr)) {
-        while (ucp_request_check_status(fr) == UCS_INPROGRESS) ucp_worker_progress(b.worker);
-        ucp_request_free(fr);
-    }
+    bench_ucx_flush(&b);
     MPI_Barrier(MPI_COMM_WORLD);
     ucp_rkey_destroy(b.rank == 0 ? peer_ring.rkey : peer_ack.rkey);
     ucp_rkey_destroy(b.rank == 0 ? peer_ack.rkey : peer_ring.rkey);

@@ -73,6 +73,15 @@ benchmarks_osu_xstream_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_xstream_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xstream_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
+# Which way a small message reaches a peer fastest in plain UCX (active
+# message, ucp_put_nbx + poll, stores through ucp_rkey_ptr): the measurement
+# behind the plugin's rings (issue 14).
+noinst_PROGRAMS += benchmarks/ucp_path_probe
+benchmarks_ucp_path_probe_SOURCES = benchmarks/ucp_path_probe.c benchmarks/bench_common.h
+benchmarks_ucp_path_probe_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_ucp_path_probe_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_ucp_path_probe_LDFLAGS = -no-install
+
 # Images of about 4 KiB .. 1 MiB for osu_xinvoke_cold: a generated source
 # per kind and size, padded with incompressible data (gen-cold-ifunc), built
 # with only a native part, or only bitcode for this host's triple. An empty
@@ -148,7 +157,7 @@ CLEANFILES += $(BENCH_SUITE_IMAGES)
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
-	benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
+	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \

@@ -5,6 +5,7 @@
 #include "context.h"
 
 #include "compile_queue.h"
+#include "ring.h"
 
 #include "xrdma_common/config.h"
 #include "fault.h"
@@ -88,6 +89,7 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
     if (!ctx->am_enabled)
         XRDMA_INFO("active messages unavailable on this worker (%s): put-and-poll only",
                    ucs_status_string(st));
+    rings_create(ctx, params->ucp_context);
     *ctx_p = ctx;
     return UCX_IFUNC_OK;
 }
@@ -96,6 +98,7 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
 {
     if (!ctx) return;
     if (ctx->am_enabled) set_am_handlers(ctx, false);
+    rings_destroy(ctx);
     // Rendezvous receives still write into queued messages: let them finish.
     for (int i = 0; i < 100000; ++i) {
         bool busy = false;
@@ -123,6 +126,7 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
 {
     if (!ctx || !ep) return;
     ctx->failed_eps.insert(ep);
+    rings_peer_failed(ctx, ep);
     ctx->code_sent.erase(ep);
     ctx->known_ep = nullptr;
     bindings_forget(ctx, ep);

@@ -17,6 +17,10 @@
 #include <unordered_set>
 #include <vector>
 
+namespace xrdma {
+struct Rings;
+}
+
 // A registered image entry at the origin.
 struct ucx_ifunc {
     ucx_ifunc_context *ctx;
@@ -206,6 +210,8 @@ struct ucx_ifunc_context {
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
     ucx_ifunc_stats_t stats{};
+    // Rings to and from peers (ring.h); nullptr: rings are off.
+    xrdma::Rings *rings = nullptr;
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
 };
@@ -243,6 +249,10 @@ void flush_acks(ucx_ifunc_context *ctx);
 // Ask the sender of an invocation for its code (kReplyNeedCode), or to
 // resend a short one in full (kReplyNeedBind): the invocation goes back.
 void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind);
+// Send a control message (@p hdr, @p data) on the reply id, always as an
+// active message and outside the rings' count (ring.cc).
+ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void *hdr, size_t hdr_len,
+                                const void *data, size_t len);
 
 // Target side: run one arrived invocation.
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);

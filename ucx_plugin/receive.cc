@@ -7,6 +7,7 @@
 #include "compile_queue.h"
 
 #include "fault.h"
+#include "ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 
@@ -62,24 +63,11 @@ bool queued_only(uint16_t am_id, const void *header, size_t header_length)
     return flags & kQueued;
 }
 
-ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
-                        size_t header_length, void *data, size_t length,
-                        const ucp_am_recv_param_t *param)
+// Queue a message that arrived (its own copy of the header; the data is
+// copied or, @p rndv, fetched into it), to run from progress in order.
+Incoming *enqueue(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length,
+                  size_t length, ucp_ep_h reply_ep)
 {
-    const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
-    ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
-    if (!rndv && ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty() &&
-        !queued_only(am_id, header, header_length)) {
-        // Nothing waits before it: run it now, from UCX's buffers.
-        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
-                    View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
-        ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
-        ctx->in_handler = true;
-        handle(ctx, in);
-        ctx->in_handler = false;
-        ctx->in_progress = true;
-        return UCS_OK;
-    }
     std::unique_ptr<Incoming> in(ctx->spare.get(length));
     in->am_id = am_id;
     in->hdr_buf.assign(static_cast<const uint8_t *>(header),
@@ -88,7 +76,28 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
     in->reply_ep = reply_ep;
     in->recv_status = UCX_IFUNC_OK;
     in->ready = true;
-    if (rndv) {
+    ctx->incoming.push_back(std::move(in));
+    mark_queued(ctx);
+    return ctx->incoming.back().get();
+}
+
+ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
+                        size_t header_length, void *data, size_t length,
+                        const ucp_am_recv_param_t *param)
+{
+    const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
+    ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    // A ring's control message is taken aside; anything else comes after
+    // the frames its sender wrote into a ring before it.
+    if (am_id == kAmReply && !rndv && ring_control(ctx, header, header_length, data, length, reply_ep))
+        return UCS_OK;
+    if (ctx->rings) ring_before_am(ctx, reply_ep);
+    if (!rndv) {
+        arrive(ctx, am_id, header, header_length, data, length, reply_ep, true);
+        return UCS_OK;
+    }
+    Incoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
+    {
         // Large message: fetch it; its place in the queue is kept meanwhile.
         in->data_buf.resize(length);
         in->data = View{in->data_buf.data(), length};
@@ -96,7 +105,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         ucp_request_param_t p;
         p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         p.cb.recv_am = rndv_done;
-        p.user_data = in.get();
+        p.user_data = in;
         ucs_status_ptr_t r =
             ucp_am_recv_data_nbx(ctx->params.worker, data, in->data_buf.data(), length, &p);
         if (r == nullptr) {
@@ -105,12 +114,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
             in->ready = true;
             in->recv_status = from_ucs(UCS_PTR_STATUS(r));
         }
-    } else {
-        in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
-        in->data = View{in->data_buf.data(), length};
     }
-    ctx->incoming.push_back(std::move(in));
-    mark_queued(ctx);
     return UCS_OK;
 }
 
@@ -186,6 +190,25 @@ unsigned run_others(ucp_worker_h worker)
 
 }  // namespace
 
+void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length, const void *data,
+            size_t length, ucp_ep_h reply_ep, bool in_ucx)
+{
+    if (ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
+        // Nothing waits before it: run it now, from where it is.
+        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
+                    View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
+        ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
+        ctx->in_handler = in_ucx;  // inside UCX's handler: UCX progress must not recurse
+        handle(ctx, in);
+        ctx->in_handler = false;
+        ctx->in_progress = true;
+        return;
+    }
+    Incoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
+    in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
+    in->data = View{in->data_buf.data(), length};
+}
+
 ucs_status_t set_am_handlers(ucx_ifunc_context *ctx, bool on)
 {
     ucp_worker_h w = ctx->params.worker;
@@ -211,8 +234,12 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     if (ctx->in_handler) return 0;
     ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
     unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
+    if (ctx->in_dispatch) {
+        ctx->in_progress = false;
+        return n;
+    }
+    n += ring_poll(ctx->params.worker);  // frames in rings (of every context of the worker)
     ctx->in_progress = false;
-    if (ctx->in_dispatch) return n;
     // This context, then every other one of the worker that the pass queued
     // messages for: contexts sharing a worker (one per MPI window) cost one
     // worker pass, not one each.

@@ -4,6 +4,7 @@
 #include "context.h"
 
 #include "fault.h"
+#include "ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 
@@ -23,10 +24,7 @@ namespace {
 struct Message {
     const void *hdr;
     size_t hdr_len;
-    struct Piece {
-        const void *p;
-        size_t len;
-    } piece[3];
+    Piece piece[3];
     std::shared_ptr<const std::vector<uint8_t>> image;  // sent after piece[0]
 
     size_t data_len() const
@@ -69,7 +67,8 @@ void send_done(void *request, ucs_status_t status, void *user_data)
 constexpr size_t kImmediateMax = 256;
 constexpr unsigned kImmediateRetry = 1024;
 
-ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+// Send @p m as an active message.
+ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
     ucp_worker_h worker = ctx->params.worker;
     size_t len = m.data_len();
@@ -136,7 +135,28 @@ ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id,
     return UCX_IFUNC_INPROGRESS;
 }
 
+// Send @p m on @p ep: written into the receiver's ring when there is one
+// it fits (ring.h), else as an active message, counted for the ring's order.
+ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+{
+    RingOut *ring = ring_out(ctx, ep);
+    if (!ring) return transmit_am(ctx, ep, am_id, m);
+    if (!m.image && ring_write(*ring, am_id == ctx->am_invoke ? kAmInvoke : kAmReply, m.hdr, m.hdr_len, m.piece))
+        return UCX_IFUNC_OK;
+    ucx_ifunc_status_t st = transmit_am(ctx, ep, am_id, m);
+    if (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS) ring_sent_am(ctx, ep, *ring);
+    return st;
+}
+
 }  // namespace
+
+ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void *hdr, size_t hdr_len,
+                                const void *data, size_t len)
+{
+    if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
+    Message m{hdr, hdr_len, {{data, len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    return transmit_am(ctx, ep, ctx->am_reply, m);  // (not counted: the receiver takes it aside)
+}
 
 namespace {
 void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids);

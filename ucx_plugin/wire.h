@@ -131,6 +131,38 @@ ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::st
 // The same for a need-bind reply: the original InvokeShortHdr and args.
 ucx_ifunc_status_t need_bind_check(const uint8_t *data, size_t data_len, std::string *why);
 
+// ---- rings (ring.cc) ----
+// A ring control message: an active message on the reply id, header only
+// (an offer carries the packed memory key as its data).
+struct RingMsg {
+    uint32_t magic;      // kRingMagic
+    uint8_t  version;
+    uint8_t  kind;       // RingKind
+    uint16_t rkey_len;   // kRingOffer: bytes of data
+    uint32_t slots;      // kRingOffer: the ring's geometry
+    uint32_t slot_size;
+    uint64_t addr;       // kRingOffer, kRingDecline: the ring's address at the receiver
+};
+static_assert(sizeof(RingMsg) == 24, "wire layout");
+constexpr uint32_t kRingMagic = 0x47525258;  // "XRRG"
+enum RingKind : uint8_t {
+    kRingRequest = 1,  // sender -> receiver: make a ring for my messages
+    kRingOffer = 2,    // receiver -> sender: here it is
+    kRingRefuse = 3,   // receiver -> sender: no ring (rings off here, or no memory)
+    kRingDecline = 4,  // sender -> receiver: cannot write into it (not mapped here): free it
+};
+// A frame in a ring slot: this header, then the message's header and data.
+// seq is written last (release): the frame is there when seq is the
+// receiver's next frame number + 1.
+struct RingSlotHdr {
+    uint64_t seq;
+    uint64_t am_before;  // active messages the sender sent on this endpoint before it (since the request)
+    uint16_t kind;       // kAmInvoke or kAmReply
+    uint16_t hdr_len;
+    uint32_t data_len;
+};
+static_assert(sizeof(RingSlotHdr) == 24, "wire layout");
+
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]
 // One put of the whole frame; the target runs it once ready word, trailer

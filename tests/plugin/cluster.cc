@@ -76,6 +76,7 @@ void Cluster::start(int npeers)
 {
     ucx_ifunc_context_params_t cp{};
     cp.worker = env.worker;
+    cp.ucp_context = env.context;
     cp.rank = 0;
     cp.size = npeers + 1;
     if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK) throw std::runtime_error("context");

@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     peer_state state{};
     ucx_ifunc_context_params_t cp{};
     cp.worker = env.worker;
+    cp.ucp_context = env.context;
     cp.rank = rank;
     cp.size = atoi(argv[3]);
     cp.user_ptr = &state;

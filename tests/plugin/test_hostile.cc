@@ -135,6 +135,19 @@ class Hostile : public ::testing::Test {
 protected:
     void SetUp() override { use_transport("shm"); }
     void start() { c = std::make_unique<Cluster>(1); }
+    // A message straight on the wire to rank 1 (not through the library,
+    // which never sends such), on the plugin's AM id @p am_id.
+    void send_am(uint16_t am_id, const void *hdr, size_t hdr_len, const std::vector<uint8_t> &data)
+    {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(c->peer(1).ep, am_id, hdr, hdr_len, data.data(), data.size(), &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(c->env.worker);
+            ucp_request_free(r);
+        }
+    }
     void TearDown() override
     {
         for (auto f : fs) ucx_ifunc_deregister(f);
@@ -530,14 +543,7 @@ TEST_F(Hostile, MalformedInvocations)
     start();
     const ucx_ifunc_stats_t before = c->peer_stats(1);
     auto send_raw = [&](const void *hdr, size_t hdr_len, const std::vector<uint8_t> &data) {
-        ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_ptr_t r = ucp_am_send_nbx(c->peer(1).ep, xrdma::kAmInvoke, hdr, hdr_len, data.data(), data.size(), &p);
-        if (UCS_PTR_IS_PTR(r)) {
-            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(c->env.worker);
-            ucp_request_free(r);
-        }
+        send_am(xrdma::kAmInvoke, hdr, hdr_len, data);
     };
     xrdma::InvokeHdr h{};
     h.magic = xrdma::kInvokeMagic;
@@ -588,6 +594,74 @@ TEST_F(Hostile, MalformedInvocations)
         << "the target did not reject all malformed invocations";
     EXPECT_EQ(before.executed, c->peer_stats(1).executed);
     expect_serving();
+}
+
+// Ring control messages straight on the wire (ring.cc): malformed ones are
+// dropped, offers nobody asked for are declined, declines and refusals of
+// rings that do not exist change nothing, and a request is answered with an
+// offer that this process's library (which asked for nothing) declines.
+TEST_F(Hostile, MalformedRingMessages)
+{
+    start();
+    const ucx_ifunc_stats_t before = c->peer_stats(1);
+    auto send_raw = [&](const xrdma::RingMsg &m, const std::vector<uint8_t> &data) {
+        send_am(xrdma::kAmReply, &m, sizeof(m), data);
+    };
+    xrdma::RingMsg m{};
+    m.magic = xrdma::kRingMagic;
+    m.version = xrdma::kWireVersion;
+    int rejected = 0;
+    xrdma::RingMsg b = m;
+    b.version = 99;
+    send_raw(b, {}), ++rejected;
+    b = m;
+    b.kind = 77;
+    send_raw(b, {}), ++rejected;
+    b = m;
+    b.kind = xrdma::kRingOffer;
+    b.slots = 0;  // no slots
+    b.slot_size = 512;
+    b.rkey_len = 8;
+    b.addr = 0x1000;
+    send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;
+    b.slots = 64;
+    b.rkey_len = 9;  // a key longer than the data
+    send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;
+    b.slot_size = 12;  // smaller than a slot's header
+    b.rkey_len = 8;
+    send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;
+    b.slot_size = 512;  // well formed, but asked for by nobody: declined, its key never read
+    send_raw(b, std::vector<uint8_t>(8, 0xab));
+    b = m;
+    b.kind = xrdma::kRingDecline;
+    b.addr = 0xdeadbeef;
+    send_raw(b, {});
+    b = m;
+    b.kind = xrdma::kRingRefuse;
+    send_raw(b, {});
+    b = m;
+    b.kind = xrdma::kRingRequest;
+    send_raw(b, {});
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= before.rejected + rejected; }, 30))
+        << "the target did not reject all malformed ring messages";
+    EXPECT_EQ(before.executed, c->peer_stats(1).executed);
+    expect_serving();
+    // The ordinary traffic since then may use a ring the library asked for
+    // itself; whatever it did, every answer came back.
+    ucx_ifunc_h count = nullptr;
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "count", &count));
+    uint64_t last = 0;
+    for (int i = 0; i < 40; ++i) {
+        Result r = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        uint64_t v = 0;
+        ASSERT_EQ(8u, r.reply.size());
+        memcpy(&v, r.reply.data(), 8);
+        EXPECT_GT(v, last);
+        last = v;
+    }
+    ucx_ifunc_deregister(count);
+    EXPECT_GT(c->peer_stats(1).ring_frames, 0u) << "no ring after the hostile messages";
 }
 
 // Malformed put-and-poll frames in the target's buffer, with a valid

@@ -151,6 +151,66 @@ void chain_cb(const ucx_ifunc_result_t *res, void *arg)
 }
 }  // namespace
 
+// Small messages go through a ring in the peer's memory where UCX maps it
+// (shared memory), the rest as active messages: a stream that mixes both
+// (small, eager and rendezvous-sized arguments, all in flight, starting
+// before the ring exists) still runs and answers in issue order.
+TEST_P(Plugin, RingsKeepOrderAcrossPaths)
+{
+    start(1);
+    ucx_ifunc_h count = reg("basic", "count");
+    const size_t sizes[] = {0, 8, 0, 600, 0, 0, 200000, 16, 0, 4000};
+    std::vector<uint8_t> big(200000, 7);
+    // A few one at a time first (the rings are asked for and offered
+    // meanwhile), then all the rest in flight at once.
+    for (uint64_t i = 1; i <= 10; ++i) {
+        Result r = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        ASSERT_EQ(i, as_u64(r.reply));
+    }
+    std::vector<Result> rs(400);
+    unsigned pick = 12345;
+    for (auto &r : rs) {
+        pick = pick * 1103515245u + 12345u;
+        const size_t n = sizes[(pick >> 16) % (sizeof(sizes) / sizeof(sizes[0]))];
+        c->invoke_async(count, 1, n ? big.data() : nullptr, n, &r);
+    }
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    for (size_t i = 0; i < rs.size(); ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, rs[i].status) << rs[i].message;
+        ASSERT_EQ(i + 11, as_u64(rs[i].reply)) << "operation " << i << " ran out of issue order";
+    }
+    ucx_ifunc_stats_t mine;
+    ucx_ifunc_stats(c->ctx, &mine);
+    const uint64_t theirs = c->peer_stats(1).ring_frames;
+    if (GetParam() == "shm") {
+        EXPECT_GT(theirs, 32u) << "invocations did not use the peer's ring";
+        EXPECT_GT(mine.ring_frames, 32u) << "replies did not use the origin's ring";
+    } else {
+        EXPECT_EQ(0u, theirs) << "a ring over " << GetParam();
+        EXPECT_EQ(0u, mine.ring_frames);
+    }
+    expect_serving(1);
+}
+
+// XRDMA_RING=off: active messages only, on any transport.
+TEST_P(Plugin, RingsOffByKnob)
+{
+    setenv("XRDMA_RING", "off", 1);
+    start(1);
+    unsetenv("XRDMA_RING");
+    ucx_ifunc_h count = reg("basic", "count");
+    for (uint64_t i = 1; i <= 50; ++i) {
+        Result r = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        ASSERT_EQ(i, as_u64(r.reply));
+    }
+    ucx_ifunc_stats_t mine;
+    ucx_ifunc_stats(c->ctx, &mine);
+    EXPECT_EQ(0u, mine.ring_frames);
+    EXPECT_EQ(0u, c->peer_stats(1).ring_frames);
+}
+
 TEST_P(Plugin, CallbackMayProgressAndInvokeAgain)
 {
     start(1);

@@ -104,6 +104,14 @@ typedef struct {
      * local hop is a dispatch of its own (see @ref runs_here).
      */
     int        (*continue_at)(void *dispatch_arg, struct xrdma_ctx *ctx, int rank);
+    /**
+     * Optional: the UCP context of @ref worker. With it, small messages to a
+     * peer whose memory UCX maps into this process (shared memory) are
+     * written into a ring in the peer's memory that its progress polls,
+     * instead of travelling as active messages (XRDMA_RING=off: never).
+     * NULL: active messages only.
+     */
+    ucp_context_h ucp_context;
 } ucx_ifunc_context_params_t;
 
 /**
@@ -338,6 +346,7 @@ typedef struct {
     uint64_t rejected;           /**< Invocations this target refused (error replies). */
     uint64_t images_loaded;      /**< Images loaded into the code cache. */
     uint64_t cache_entries;      /**< Images cached right now. */
+    uint64_t ring_frames;        /**< Messages received through rings (see ucp_context). */
 } ucx_ifunc_stats_t;
 
 /** Read the counters. */

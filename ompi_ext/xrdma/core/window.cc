@@ -156,6 +156,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
                                    : "XRDMA could not start UCX in some rank of the window");
     ucx_ifunc_context_params_t cp{};
     cp.worker = rt.worker;
+    cp.ucp_context = rt.ucp;
     cp.rank = w->rank;
     cp.size = w->size;
     cp.user_ptr = w.get();

@@ -1,0 +1,62 @@
+// Rings: small messages between two contexts written straight into a ring
+// in the receiver's memory (put-and-poll for the plugin's own messages),
+// where UCX can map that memory into the sender (ucp_rkey_ptr: shared
+// memory). The receiver finds them in its progress, without the active-
+// message path; credit is a counter the receiver stores in the ring, which
+// the sender reads (no message per operation). Everything else travels as
+// an active message, and a count of those carried in each frame keeps the
+// sender's order across the two paths (ring.cc).
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+struct ucx_ifunc_context;
+
+namespace xrdma {
+
+// A piece of a message to send (header or data), as a view.
+struct Piece {
+    const void *p;
+    size_t len;
+};
+
+struct RingOut;  // towards one receiver endpoint (sender side)
+struct RingIn;   // from one sender endpoint (receiver side)
+
+// Sender side, from transmit(): the ring towards @p ep (nullptr: rings are
+// off, for this context or this endpoint).
+RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep);
+// Write message (@p hdr, @p pieces) of kind @p am_id (kAmInvoke/kAmReply)
+// into ring @p r: false if it has no active ring, the message does not fit
+// a slot or the ring is full (send it as an active message then).
+bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3]);
+// An active message was sent on @p r's endpoint: counted (frames written
+// later wait for it at the receiver); asks for a ring after a few.
+void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r);
+
+// Receiver side, from the active-message handler: a ring control message
+// (request, offer, decline) is handled here (true); any other message from
+// @p reply_ep first lets the frames that sender wrote before it arrive.
+bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const void *data, size_t len,
+                  ucp_ep_h reply_ep);
+void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep);
+// Progress: frames in the rings of every context of @p worker (those of
+// another context are queued for it, as its active messages are).
+unsigned ring_poll(ucp_worker_h worker);
+
+// Context setup (rings on unless XRDMA_RING=off; @p ucp: the worker's UCP
+// context, nullptr: no rings), teardown, a failed peer.
+void rings_create(ucx_ifunc_context *ctx, ucp_context_h ucp);
+void rings_destroy(ucx_ifunc_context *ctx);
+void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep);
+
+// receive.cc: a message that arrived (by a ring here), handled now if
+// nothing waits before it and progress may run it, else queued.
+void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *hdr, size_t hdr_len, const void *data,
+            size_t len, ucp_ep_h reply_ep, bool in_ucx);
+
+}  // namespace xrdma

@@ -35,7 +35,7 @@ namespace xrdma {
 
 namespace {
 
-constexpr uint32_t kRingSlots = 128;
+constexpr uint32_t kRingSlots = 128;  // a power of two
 constexpr uint32_t kRingSlotSize = 512;  // a warm invocation or a batch of a few acks
 constexpr size_t kRingCtrl = 64;
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
@@ -190,8 +190,9 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep)
 void accept(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *data, size_t len)
 {
     RingOut *r = ring_out(ctx, ep);
-    const bool sane = m.slots > 0 && m.slots <= 4096 && m.slot_size >= 64 && m.slot_size <= 65536 &&
-                      m.slot_size % 8 == 0 && m.rkey_len == len && len > 0 && len <= kMaxRkey && m.addr;
+    const bool sane = m.slots > 0 && m.slots <= 4096 && (m.slots & (m.slots - 1)) == 0 && m.slot_size >= 64 &&
+                      m.slot_size <= 65536 && m.slot_size % 8 == 0 && m.rkey_len == len && len > 0 &&
+                      len <= kMaxRkey && m.addr;
     if (!r || r->state != RingOut::kRequested || !sane) {
         if (!sane) ctx->stats.rejected++;
         if (m.addr) send_ring_msg(ctx, ep, kRingDecline, m.addr);
@@ -273,7 +274,7 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
     const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
     if (sizeof(RingSlotHdr) + hdr_len + data_len > r.slot_size) return false;
     if (r.next - load_acquire(r.base) >= r.slots) return false;  // full: the receiver is behind
-    uint8_t *slot = r.base + kRingCtrl + (r.next % r.slots) * size_t(r.slot_size);
+    uint8_t *slot = r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
     RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
     memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
     uint8_t *d = slot + sizeof(h);

@@ -157,7 +157,8 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             return;
         }
         if (!x.forwarded) {
-            route.answer(UCX_IFUNC_OK, "", x.reply.data(), x.reply.size());
+            static const std::string none;  // (not a string made from "" per invocation)
+            route.answer(UCX_IFUNC_OK, none, x.reply.data(), x.reply.size());
             return;
         }
         ctx->stats.forwarded++;

@@ -624,6 +624,8 @@ TEST_F(Hostile, MalformedRingMessages)
     b.rkey_len = 8;
     b.addr = 0x1000;
     send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;
+    b.slots = 100;  // not a power of two
+    send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;
     b.slots = 64;
     b.rkey_len = 9;  // a key longer than the data
     send_raw(b, std::vector<uint8_t>(8, 0xff)), ++rejected;

@@ -260,6 +260,9 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         reject_malformed(ctx, in, st, why);
         return;
     }
+    // Behind its sender's X-op that waits for a compile (before the lookup:
+    // that X-op may be the full one that binds this index).
+    if (in.reply_ep && compile_queue_hold_short(ctx, in)) return;
     InvokeShortHdr s;
     memcpy(&s, in.hdr.data(), sizeof(s));
     BoundEntry *b = in.reply_ep ? binding_find(ctx, in.reply_ep, s.index) : nullptr;
@@ -282,7 +285,6 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
     h.req_id = s.req_id;
     h.args_len = uint32_t(in.data.size());
     memcpy(h.hash, b->hash.data(), sizeof(h.hash));
-    if (compile_queue_hold(ctx, in, h)) return;  // behind a sender's X-op that waits for a compile
     ucp_ep_h back;
     if (!answer_to(ctx, h, in, &back)) return;
     Route route{ctx, h, back};

@@ -225,6 +225,7 @@ inline bool is_peer(ucx_ifunc_context *ctx, int rank)
 
 // Send an invocation (header + entry + optional image + args) on @p ep:
 // the short form if the image and entry are bound there and announced.
+// Once it went out with the image, @p ep counts as having the code.
 // @p bound (may be null): the index they are bound to on @p ep, -1 if none.
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
                                const std::string &entry,
@@ -250,8 +251,9 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
 void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
 // Image bytes for hash @p h, from the registry or the cache; nullptr if gone.
 std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h);
-// Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
-bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
+// Whether @p ep was sent the image with hash @p h (send_invoke() records it
+// once an invocation that carried it went out).
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h);
 
 // binding.cc. Target: the binding @p index of sender @p ep, if it still
 // names a cached image (else nullptr, and it is forgotten); bind (or

@@ -94,7 +94,6 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
                           std::to_string(ctx->params.rank) + " no longer has");
         return;
     }
-    code_known_by(ctx, ep, h, true);
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, std::string(entry, ih.entry_len), bytes, args, ih.args_len);
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
@@ -315,14 +314,13 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
     h.req_id = ctx->next_req_id++;
     if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
     ucx_ifunc_status_t st;
-    bool with_code = false;
     if (ifunc->out_ep == ep && ifunc->out_epoch == ctx->bound_epoch) {
         // Sent to this endpoint last time, which has the code and the
         // binding: the short form, without any lookup.
         st = send_invoke_short(ctx, ep, h, ifunc->out_index, args, args_size);
     } else {
         memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
-        with_code = !code_known_by(ctx, ep, ifunc->hash, true);
+        const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
         if (index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
@@ -331,14 +329,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
             ifunc->out_epoch = ctx->bound_epoch;
         }
     }
-    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
-        if (with_code) {
-            ctx->code_sent[ep].erase(ifunc->hash);
-            ctx->known_ep = nullptr;
-            ctx->bound_epoch++;
-        }
-        return st;
-    }
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
     ctx->pending[h.req_id] = Pending{cb, user_data, ep};
     return UCX_IFUNC_INPROGRESS;
 }

@@ -179,7 +179,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             st = send_invoke_short(ctx, bound->out_ep, h, bound->out_index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-            bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
+            bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
             st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);

@@ -17,6 +17,36 @@
 #include <unordered_set>
 #include <vector>
 
+namespace xrdma {
+
+// Where an image and entry were last sent (the rank, for a forward; the
+// endpoint; the index they are bound to there), valid while the context's
+// bound_epoch is @p epoch: a stream of sends to the same place goes in the
+// short form without any lookup. Kept by an origin's registered entry and
+// by a target's binding (its forwards).
+struct LastSend {
+    int rank = -1;
+    ucp_ep_h ep = nullptr;
+    uint32_t index = 0;
+    uint64_t epoch = 0;
+
+    bool to_ep(ucp_ep_h e, uint64_t now) const { return ep == e && epoch == now; }
+    bool to_rank(int r, uint64_t now) const { return rank == r && epoch == now; }
+    // After send_invoke() to @p e (@p r) returned @p st and bound @p bind
+    // there (-1: none).
+    void record(ucp_ep_h e, int r, int bind, ucx_ifunc_status_t st, uint64_t now)
+    {
+        if (bind < 0 || (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS)) return;
+        ep = e;
+        rank = r;
+        index = uint32_t(bind);
+        epoch = now;
+    }
+    void forget() { *this = LastSend(); }
+};
+
+}  // namespace xrdma
+
 // A registered image entry at the origin.
 struct ucx_ifunc {
     ucx_ifunc_context *ctx;
@@ -29,11 +59,7 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
-    // The endpoint it was last sent to and the index it is bound to there,
-    // valid while ctx->bound_epoch is out_epoch (as BoundEntry::out_*).
-    ucp_ep_h out_ep = nullptr;
-    uint32_t out_index = 0;
-    uint64_t out_epoch = 0;
+    xrdma::LastSend out;  // where it was last sent (by endpoint)
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
@@ -120,13 +146,7 @@ struct BoundEntry {
     const CachedImage *img = nullptr;
     uint64_t serial = 0;
     void *fn = nullptr;
-    // Where it was last forwarded (rank, endpoint, the index it is bound to
-    // there), valid while ucx_ifunc_context::bound_epoch is out_epoch: a
-    // stream of forwards sends the short form without any lookup.
-    int out_rank = -1;
-    ucp_ep_h out_ep = nullptr;
-    uint32_t out_index = 0;
-    uint64_t out_epoch = 0;
+    LastSend out;  // where it was last forwarded (by rank)
 };
 // At a sender, what it bound on an endpoint; announce: the next invocation
 // of it goes in full again (binds anew), as after a need-bind answer.
@@ -185,7 +205,7 @@ struct ucx_ifunc_context {
     std::vector<xrdma::BoundEntry> *bound_in_last = nullptr;
     ucp_ep_h bound_out_ep = nullptr;
     std::vector<xrdma::BoundSlot> *bound_out_last = nullptr;
-    // Changes whenever a forward memo (BoundEntry::out_*) may no longer hold:
+    // Changes whenever a send memo (LastSend) may no longer hold:
     // peers change, a binding must be announced again, code_sent forgets.
     uint64_t bound_epoch = 1;
     uint32_t bound_out_index = 0;  // the slot of bound_out[bound_out_ep] used last

@@ -314,20 +314,16 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
     h.req_id = ctx->next_req_id++;
     if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
     ucx_ifunc_status_t st;
-    if (ifunc->out_ep == ep && ifunc->out_epoch == ctx->bound_epoch) {
+    if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
         // Sent to this endpoint last time, which has the code and the
         // binding: the short form, without any lookup.
-        st = send_invoke_short(ctx, ep, h, ifunc->out_index, args, args_size);
+        st = send_invoke_short(ctx, ep, h, ifunc->out.index, args, args_size);
     } else {
         memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
         const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
-        if (index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
-            ifunc->out_ep = ep;
-            ifunc->out_index = uint32_t(index);
-            ifunc->out_epoch = ctx->bound_epoch;
-        }
+        ifunc->out.record(ep, -1, index, st, ctx->bound_epoch);
     }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
     ctx->pending[h.req_id] = Pending{cb, user_data, ep};

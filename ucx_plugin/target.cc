@@ -173,22 +173,17 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             if (!local && !route_to_origin(ctx, h, &route.ep)) return;
             continue;
         }
-        if (bound && bound->out_rank == x.fwd_rank && bound->out_epoch == ctx->bound_epoch) {
+        if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
             // Forwarded to the same rank as last time, which has the code and
             // the binding: the short form, without any lookup.
-            st = send_invoke_short(ctx, bound->out_ep, h, bound->out_index, x.fwd_args.data(), x.fwd_args.size());
+            st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
             bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
             st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
-            if (bound && index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
-                bound->out_rank = x.fwd_rank;
-                bound->out_ep = dest;
-                bound->out_index = uint32_t(index);
-                bound->out_epoch = ctx->bound_epoch;
-            }
+            if (bound) bound->out.record(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))

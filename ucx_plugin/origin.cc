@@ -122,14 +122,7 @@ void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
                           " never bound");
         return;
     }
-    InvokeHdr ih{};
-    ih.magic = kInvokeMagic;
-    ih.version = kWireVersion;
-    ih.flags = s.flags;
-    ih.origin_rank = s.origin_rank;
-    ih.hops = s.hops;
-    ih.req_id = s.req_id;
-    memcpy(ih.hash, slot->hash.data(), sizeof(ih.hash));
+    const InvokeHdr ih = make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, slot->hash.data());
     const std::string entry = slot->entry;  // (a copy: the send may add slots)
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, entry, nullptr, d + sizeof(s), in.data.size() - sizeof(s));
@@ -307,12 +300,8 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         return UCX_IFUNC_ERR_INVALID_PARAM;
     ucx_ifunc_context *ctx = ifunc->ctx;
     if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
-    InvokeHdr h{};
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.origin_rank = ctx->params.rank;
-    h.req_id = ctx->next_req_id++;
-    if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
+    InvokeHdr h = make_invoke_hdr((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0, ctx->params.rank, 0,
+                                  ctx->next_req_id++);
     ucx_ifunc_status_t st;
     if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
         // Sent to this endpoint last time, which has the code and the

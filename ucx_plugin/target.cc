@@ -270,16 +270,10 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         }
         return;
     }
-    InvokeHdr h{};  // what the full form would have said, for the common path
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.flags = s.flags;
+    // What the full form would have said, for the common path.
+    InvokeHdr h =
+        make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, b->hash.data(), uint32_t(in.data.size()));
     h.entry_len = uint16_t(b->entry.size());
-    h.origin_rank = s.origin_rank;
-    h.hops = s.hops;
-    h.req_id = s.req_id;
-    h.args_len = uint32_t(in.data.size());
-    memcpy(h.hash, b->hash.data(), sizeof(h.hash));
     ucp_ep_h back;
     if (!answer_to(ctx, h, in, &back)) return;
     Route route{ctx, h, back};
@@ -504,13 +498,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     // Pinned code runs only on this process's own memory.
     if (rank != f->ctx->params.rank && f->movable != UCX_IFUNC_OK) return UCX_IFUNC_ERR_DENIED;
     ucx_ifunc_context *ctx = f->ctx;
-    InvokeHdr h{};
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.origin_rank = ctx->params.rank;
-    h.req_id = ctx->next_req_id++;
-    h.args_len = uint32_t(args_size);
-    memcpy(h.hash, f->hash.data(), sizeof(h.hash));
+    InvokeHdr h = make_invoke_hdr(0, ctx->params.rank, 0, ctx->next_req_id++, f->hash.data(), uint32_t(args_size));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
     std::string why;

@@ -298,6 +298,8 @@ void bindings_unload(ucx_ifunc_context *ctx);
 // entry @p entry, from the cache or loaded from @p code (@p code_len bytes;
 // nullptr: none came, UCX_IFUNC_ERR_NEED_CODE).
 bool refuse_quarantined(ucx_ifunc_context *ctx, const Hash &hash, std::string *why);
+// Quarantine image @p hash here: its code faulted or ran past its time (@p why).
+void quarantine(ucx_ifunc_context *ctx, const Hash &hash, const std::string &why);
 ucx_ifunc_status_t find_entry(ucx_ifunc_context *ctx, const Hash &hash, const uint8_t *code, size_t code_len,
                               const std::string &entry, std::shared_ptr<CachedImage> *img, void **fn,
                               std::string *why);

@@ -73,8 +73,7 @@ BoundEntry *binding_set(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index, con
     b.img = img.get();
     b.serial = img ? img->serial : 0;
     b.fn = img ? fn : nullptr;
-    b.out_ep = nullptr;
-    b.out_rank = -1;
+    b.out.forget();
     return img ? &b : nullptr;
 }
 

@@ -15,6 +15,12 @@ bool refuse_quarantined(ucx_ifunc_context *ctx, const Hash &hash, std::string *w
     return true;
 }
 
+void quarantine(ucx_ifunc_context *ctx, const Hash &hash, const std::string &why)
+{
+    ctx->quarantined.insert(hash);
+    XRDMA_WARN("rank %d: %s; image %s quarantined", ctx->params.rank, why.c_str(), hash_hex(hash, 8).c_str());
+}
+
 ucx_ifunc_status_t find_entry(ucx_ifunc_context *ctx, const Hash &hash, const uint8_t *code, size_t code_len,
                               const std::string &entry, std::shared_ptr<CachedImage> *img, void **fn,
                               std::string *why)

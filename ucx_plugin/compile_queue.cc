@@ -146,7 +146,7 @@ unsigned release_ready(ucx_ifunc_context *ctx)
 
 }  // namespace
 
-bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h)
+bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr *h)
 {
     bool releasing = false, compiled = false;
     {
@@ -169,9 +169,9 @@ bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const Invoke
     }
     if (compiled) return false;
     std::string key;
-    if (!(h.flags & kHasCode) || !compile_started(ctx, in, h, &key)) return false;
+    if (!h || !(h->flags & kHasCode) || !compile_started(ctx, in, *h, &key)) return false;
     XRDMA_DEBUG("rank %d: X-op %llu waits for its bitcode to compile", ctx->params.rank,
-                (unsigned long long)h.req_id);
+                (unsigned long long)h->req_id);
     std::lock_guard<std::mutex> g(g_mu);
     Sender &s = sender_of(g_queues[ctx], in.reply_ep);
     Parked p{copy_of(in), key};

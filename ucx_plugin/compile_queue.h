@@ -24,9 +24,11 @@ struct Incoming;
 // X-ops parked in all contexts of the process (the fast paths' check).
 extern std::atomic<size_t> g_compile_parked;
 
-// Park invocation @p in (header @p h) if it must wait; true if parked (a copy
-// was taken; the caller is done with it).
-bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h);
+// Park invocation @p in (full header @p h; nullptr: a short invocation,
+// which never starts a compile) if it must wait; true if parked (a copy was
+// taken; the caller is done with it, and it is handled again as it arrived
+// when released).
+bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr *h);
 // Poll the compiles and run the parked X-ops that may run now, of every
 // context on @p ctx's worker; the number run.
 unsigned compile_queue_release(ucx_ifunc_context *ctx);
@@ -39,7 +41,14 @@ void compile_queue_drop(ucx_ifunc_context *ctx);
 inline bool compile_queue_hold(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr &h)
 {
     if (!(h.flags & kHasCode) && g_compile_parked.load(std::memory_order_relaxed) == 0) return false;
-    return compile_queue_park(ctx, in, h);
+    return compile_queue_park(ctx, in, &h);
+}
+
+// The same for a short invocation, before its binding is looked up: the
+// full invocation that binds its index may be the one parked.
+inline bool compile_queue_hold_short(ucx_ifunc_context *ctx, const Incoming &in)
+{
+    return g_compile_parked.load(std::memory_order_relaxed) != 0 && compile_queue_park(ctx, in, nullptr);
 }
 
 // ucx_ifunc_progress(): run what may run now.

@@ -19,7 +19,34 @@
 
 namespace xrdma {
 struct Rings;
-}
+
+// Where an image and entry were last sent (the rank, for a forward; the
+// endpoint; the index they are bound to there), valid while the context's
+// bound_epoch is @p epoch: a stream of sends to the same place goes in the
+// short form without any lookup. Kept by an origin's registered entry and
+// by a target's binding (its forwards).
+struct LastSend {
+    int rank = -1;
+    ucp_ep_h ep = nullptr;
+    uint32_t index = 0;
+    uint64_t epoch = 0;
+
+    bool to_ep(ucp_ep_h e, uint64_t now) const { return ep == e && epoch == now; }
+    bool to_rank(int r, uint64_t now) const { return rank == r && epoch == now; }
+    // After send_invoke() to @p e (@p r) returned @p st and bound @p bind
+    // there (-1: none).
+    void record(ucp_ep_h e, int r, int bind, ucx_ifunc_status_t st, uint64_t now)
+    {
+        if (bind < 0 || (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS)) return;
+        ep = e;
+        rank = r;
+        index = uint32_t(bind);
+        epoch = now;
+    }
+    void forget() { *this = LastSend(); }
+};
+
+}  // namespace xrdma
 
 // A registered image entry at the origin.
 struct ucx_ifunc {
@@ -33,11 +60,7 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
-    // The endpoint it was last sent to and the index it is bound to there,
-    // valid while ctx->bound_epoch is out_epoch (as BoundEntry::out_*).
-    ucp_ep_h out_ep = nullptr;
-    uint32_t out_index = 0;
-    uint64_t out_epoch = 0;
+    xrdma::LastSend out;  // where it was last sent (by endpoint)
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
@@ -124,13 +147,7 @@ struct BoundEntry {
     const CachedImage *img = nullptr;
     uint64_t serial = 0;
     void *fn = nullptr;
-    // Where it was last forwarded (rank, endpoint, the index it is bound to
-    // there), valid while ucx_ifunc_context::bound_epoch is out_epoch: a
-    // stream of forwards sends the short form without any lookup.
-    int out_rank = -1;
-    ucp_ep_h out_ep = nullptr;
-    uint32_t out_index = 0;
-    uint64_t out_epoch = 0;
+    LastSend out;  // where it was last forwarded (by rank)
 };
 // At a sender, what it bound on an endpoint; announce: the next invocation
 // of it goes in full again (binds anew), as after a need-bind answer.
@@ -189,7 +206,7 @@ struct ucx_ifunc_context {
     std::vector<xrdma::BoundEntry> *bound_in_last = nullptr;
     ucp_ep_h bound_out_ep = nullptr;
     std::vector<xrdma::BoundSlot> *bound_out_last = nullptr;
-    // Changes whenever a forward memo (BoundEntry::out_*) may no longer hold:
+    // Changes whenever a send memo (LastSend) may no longer hold:
     // peers change, a binding must be announced again, code_sent forgets.
     uint64_t bound_epoch = 1;
     uint32_t bound_out_index = 0;  // the slot of bound_out[bound_out_ep] used last
@@ -231,6 +248,7 @@ inline bool is_peer(ucx_ifunc_context *ctx, int rank)
 
 // Send an invocation (header + entry + optional image + args) on @p ep:
 // the short form if the image and entry are bound there and announced.
+// Once it went out with the image, @p ep counts as having the code.
 // @p bound (may be null): the index they are bound to on @p ep, -1 if none.
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
                                const std::string &entry,
@@ -260,8 +278,9 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
 void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
 // Image bytes for hash @p h, from the registry or the cache; nullptr if gone.
 std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h);
-// Whether @p ep was sent the image with hash @p h; marks it sent if @p mark.
-bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark);
+// Whether @p ep was sent the image with hash @p h (send_invoke() records it
+// once an invocation that carried it went out).
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h);
 
 // binding.cc. Target: the binding @p index of sender @p ep, if it still
 // names a cached image (else nullptr, and it is forgotten); bind (or
@@ -286,6 +305,8 @@ void bindings_unload(ucx_ifunc_context *ctx);
 // entry @p entry, from the cache or loaded from @p code (@p code_len bytes;
 // nullptr: none came, UCX_IFUNC_ERR_NEED_CODE).
 bool refuse_quarantined(ucx_ifunc_context *ctx, const Hash &hash, std::string *why);
+// Quarantine image @p hash here: its code faulted or ran past its time (@p why).
+void quarantine(ucx_ifunc_context *ctx, const Hash &hash, const std::string &why);
 ucx_ifunc_status_t find_entry(ucx_ifunc_context *ctx, const Hash &hash, const uint8_t *code, size_t code_len,
                               const std::string &entry, std::shared_ptr<CachedImage> *img, void **fn,
                               std::string *why);

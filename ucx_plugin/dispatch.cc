@@ -19,10 +19,7 @@ int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
 {
     FaultInfo fault;
     int rc = guarded_call(x->image ? x->image->code.get() : nullptr, run_chain, x, args, len, &fault);
-    if (fault.signal || fault.timeout) {
-        x->fail_status = fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
-        x->fail_message = "ifunc '" + *x->entry + "': " + describe(fault);
-    }
+    if (fault.signal || fault.timeout) x->fail_status = fault_status(fault, *x->entry, &x->fail_message);
     return rc;
 }
 
@@ -38,11 +35,8 @@ int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void
                  : guarded_entry(x, args, args_len);
     ctx->in_dispatch--;
     ctx->stats.executed++;
-    if (x->fail_status == UCX_IFUNC_ERR_FAULT || x->fail_status == UCX_IFUNC_ERR_TIMEOUT) {
-        ctx->quarantined.insert(x->image->view.hash);
-        XRDMA_WARN("rank %d: %s; image %s quarantined", ctx->params.rank, x->fail_message.c_str(),
-                   hash_hex(x->image->view.hash, 8).c_str());
-    }
+    if (x->fail_status == UCX_IFUNC_ERR_FAULT || x->fail_status == UCX_IFUNC_ERR_TIMEOUT)
+        quarantine(ctx, x->image->view.hash, x->fail_message);
     return rc;
 }
 

@@ -436,6 +436,12 @@ int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void 
     });
 }
 
+ucx_ifunc_status_t fault_status(const FaultInfo &info, const std::string &entry, std::string *why)
+{
+    *why = "ifunc '" + entry + "': " + describe(info);
+    return info.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
+}
+
 std::string describe(const FaultInfo &info)
 {
     char buf[256];

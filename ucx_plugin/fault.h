@@ -107,5 +107,8 @@ int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void 
 // in a library function "SIGSEGV at address 0x... in memcpy (libc.so.6,
 // pc 0x...) called by the ifunc".
 std::string describe(const FaultInfo &info);
+// What a contained fault or timeout @p info of entry @p entry ends its call
+// with (UCX_IFUNC_ERR_FAULT or UCX_IFUNC_ERR_TIMEOUT), and why.
+ucx_ifunc_status_t fault_status(const FaultInfo &info, const std::string &entry, std::string *why);
 
 }  // namespace xrdma

@@ -94,7 +94,6 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
                           std::to_string(ctx->params.rank) + " no longer has");
         return;
     }
-    code_known_by(ctx, ep, h, true);
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, std::string(entry, ih.entry_len), bytes, args, ih.args_len);
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
@@ -123,14 +122,7 @@ void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
                           " never bound");
         return;
     }
-    InvokeHdr ih{};
-    ih.magic = kInvokeMagic;
-    ih.version = kWireVersion;
-    ih.flags = s.flags;
-    ih.origin_rank = s.origin_rank;
-    ih.hops = s.hops;
-    ih.req_id = s.req_id;
-    memcpy(ih.hash, slot->hash.data(), sizeof(ih.hash));
+    const InvokeHdr ih = make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, slot->hash.data());
     const std::string entry = slot->entry;  // (a copy: the send may add slots)
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, entry, nullptr, d + sizeof(s), in.data.size() - sizeof(s));
@@ -308,37 +300,21 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         return UCX_IFUNC_ERR_INVALID_PARAM;
     ucx_ifunc_context *ctx = ifunc->ctx;
     if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
-    InvokeHdr h{};
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.origin_rank = ctx->params.rank;
-    h.req_id = ctx->next_req_id++;
-    if (flags & UCX_IFUNC_INVOKE_QUEUED) h.flags |= kQueued;
+    InvokeHdr h = make_invoke_hdr((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0, ctx->params.rank, 0,
+                                  ctx->next_req_id++);
     ucx_ifunc_status_t st;
-    bool with_code = false;
-    if (ifunc->out_ep == ep && ifunc->out_epoch == ctx->bound_epoch) {
+    if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
         // Sent to this endpoint last time, which has the code and the
         // binding: the short form, without any lookup.
-        st = send_invoke_short(ctx, ep, h, ifunc->out_index, args, args_size);
+        st = send_invoke_short(ctx, ep, h, ifunc->out.index, args, args_size);
     } else {
         memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
-        with_code = !code_known_by(ctx, ep, ifunc->hash, true);
+        const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
-        if (index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
-            ifunc->out_ep = ep;
-            ifunc->out_index = uint32_t(index);
-            ifunc->out_epoch = ctx->bound_epoch;
-        }
+        ifunc->out.record(ep, -1, index, st, ctx->bound_epoch);
     }
-    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
-        if (with_code) {
-            ctx->code_sent[ep].erase(ifunc->hash);
-            ctx->known_ep = nullptr;
-            ctx->bound_epoch++;
-        }
-        return st;
-    }
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
     ctx->pending[h.req_id] = Pending{cb, user_data, ep};
     return UCX_IFUNC_INPROGRESS;
 }

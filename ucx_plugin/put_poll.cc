@@ -181,9 +181,9 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         ctx->in_dispatch--;
         ctx->stats.executed++;
         if (fault.signal || fault.timeout) {
-            ctx->quarantined.insert(hash);
-            *why = "'" + entry + "': " + describe(fault);
-            return fault.timeout ? UCX_IFUNC_ERR_TIMEOUT : UCX_IFUNC_ERR_FAULT;
+            st = fault_status(fault, entry, why);
+            quarantine(ctx, hash, *why);
+            return st;
         }
     } else {
         xrdma_ctx x{};

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -31,9 +32,12 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
 }
 
 // Contexts that a worker pass (through any context of that worker) queued
-// messages for; ucx_ifunc_progress() runs them after its pass.
+// messages for; ucx_ifunc_progress() runs them after its pass. Their number
+// (changed under the lock) lets a progress call with nothing queued, the
+// usual case, skip the lock.
 std::mutex g_queued_mu;
 std::vector<ucx_ifunc_context *> g_queued;
+std::atomic<size_t> g_queued_n{0};
 
 void mark_queued(ucx_ifunc_context *ctx)
 {
@@ -41,6 +45,7 @@ void mark_queued(ucx_ifunc_context *ctx)
     if (ctx->queued_listed) return;
     ctx->queued_listed = true;
     g_queued.push_back(ctx);
+    g_queued_n.store(g_queued.size(), std::memory_order_relaxed);
 }
 
 void handle(ucx_ifunc_context *ctx, Incoming &in)
@@ -168,10 +173,10 @@ unsigned run_queued(ucx_ifunc_context *ctx)
 // Run what a pass over @p worker queued for its other contexts.
 unsigned run_others(ucp_worker_h worker)
 {
+    if (g_queued_n.load(std::memory_order_relaxed) == 0) return 0;
     std::vector<ucx_ifunc_context *> mine;
     {
         std::lock_guard<std::mutex> guard(g_queued_mu);
-        if (g_queued.empty()) return 0;
         size_t keep = 0;
         for (ucx_ifunc_context *c : g_queued) {
             if (c->params.worker == worker) {
@@ -182,6 +187,7 @@ unsigned run_others(ucp_worker_h worker)
             }
         }
         g_queued.resize(keep);
+        g_queued_n.store(keep, std::memory_order_relaxed);
     }
     unsigned n = 0;
     for (ucx_ifunc_context *c : mine) n += run_queued(c);
@@ -221,6 +227,7 @@ void forget_queued(ucx_ifunc_context *ctx)
 {
     std::lock_guard<std::mutex> guard(g_queued_mu);
     g_queued.erase(std::remove(g_queued.begin(), g_queued.end(), ctx), g_queued.end());
+    g_queued_n.store(g_queued.size(), std::memory_order_relaxed);
 }
 
 }  // namespace xrdma

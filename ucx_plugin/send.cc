@@ -186,7 +186,9 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     ctx->stats.bytes_sent += sizeof(h) + entry.size() + h.image_len + args_len;
     Message m{&h, sizeof(h), {{entry.data(), entry.size()}, {args, args_len}, {nullptr, 0}}, std::move(image)};
     ucx_ifunc_status_t st = transmit(ctx, ep, ctx->am_invoke, m);
-    if (bind >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) binding_sent(ctx, ep, uint32_t(bind));
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
+    if (bind >= 0) binding_sent(ctx, ep, uint32_t(bind));
+    if (h.flags & kHasCode) ctx->code_sent[ep].insert(hash);  // (only once it went: code_known_by())
     return st;
 }
 
@@ -257,19 +259,16 @@ void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKin
     transmit(ctx, ep, ctx->am_reply, m);
 }
 
-bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h, bool mark)
+bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h)
 {
     // The same endpoint and image as last time (a stream of forwards or
     // invocations): known without the two table lookups.
     if (ctx->known_ep == ep && ep && HashKey::same(ctx->known_hash, h)) return true;
-    auto &set = ctx->code_sent[ep];
-    if (set.count(h)) {
-        ctx->known_ep = ep;
-        ctx->known_hash = h;
-        return true;
-    }
-    if (mark) set.insert(h);
-    return false;
+    auto sent = ctx->code_sent.find(ep);
+    if (sent == ctx->code_sent.end() || !sent->second.count(h)) return false;
+    ctx->known_ep = ep;
+    ctx->known_hash = h;
+    return true;
 }
 
 }  // namespace xrdma

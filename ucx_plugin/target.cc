@@ -174,22 +174,17 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             if (!local && !route_to_origin(ctx, h, &route.ep)) return;
             continue;
         }
-        if (bound && bound->out_rank == x.fwd_rank && bound->out_epoch == ctx->bound_epoch) {
+        if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
             // Forwarded to the same rank as last time, which has the code and
             // the binding: the short form, without any lookup.
-            st = send_invoke_short(ctx, bound->out_ep, h, bound->out_index, x.fwd_args.data(), x.fwd_args.size());
+            st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-            bool with_code = !code_known_by(ctx, dest, img->view.hash, true);
+            bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
             st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
-            if (bound && index >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS)) {
-                bound->out_rank = x.fwd_rank;
-                bound->out_ep = dest;
-                bound->out_index = uint32_t(index);
-                bound->out_epoch = ctx->bound_epoch;
-            }
+            if (bound) bound->out.record(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))
@@ -261,6 +256,9 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         reject_malformed(ctx, in, st, why);
         return;
     }
+    // Behind its sender's X-op that waits for a compile (before the lookup:
+    // that X-op may be the full one that binds this index).
+    if (in.reply_ep && compile_queue_hold_short(ctx, in)) return;
     InvokeShortHdr s;
     memcpy(&s, in.hdr.data(), sizeof(s));
     BoundEntry *b = in.reply_ep ? binding_find(ctx, in.reply_ep, s.index) : nullptr;
@@ -273,17 +271,10 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         }
         return;
     }
-    InvokeHdr h{};  // what the full form would have said, for the common path
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.flags = s.flags;
+    // What the full form would have said, for the common path.
+    InvokeHdr h =
+        make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, b->hash.data(), uint32_t(in.data.size()));
     h.entry_len = uint16_t(b->entry.size());
-    h.origin_rank = s.origin_rank;
-    h.hops = s.hops;
-    h.req_id = s.req_id;
-    h.args_len = uint32_t(in.data.size());
-    memcpy(h.hash, b->hash.data(), sizeof(h.hash));
-    if (compile_queue_hold(ctx, in, h)) return;  // behind a sender's X-op that waits for a compile
     ucp_ep_h back;
     if (!answer_to(ctx, h, in, &back)) return;
     Route route{ctx, h, back};
@@ -508,13 +499,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     // Pinned code runs only on this process's own memory.
     if (rank != f->ctx->params.rank && f->movable != UCX_IFUNC_OK) return UCX_IFUNC_ERR_DENIED;
     ucx_ifunc_context *ctx = f->ctx;
-    InvokeHdr h{};
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.origin_rank = ctx->params.rank;
-    h.req_id = ctx->next_req_id++;
-    h.args_len = uint32_t(args_size);
-    memcpy(h.hash, f->hash.data(), sizeof(h.hash));
+    InvokeHdr h = make_invoke_hdr(0, ctx->params.rank, 0, ctx->next_req_id++, f->hash.data(), uint32_t(args_size));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
     std::string why;

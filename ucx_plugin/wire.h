@@ -104,6 +104,17 @@ inline ReplyHdr make_reply_hdr(ReplyKind kind, int32_t status, int32_t rank, uin
     return h;
 }
 
+// An invocation header with what every sender sets (@p hash: 32 bytes, or
+// nullptr for none yet); the lengths of entry and image, the code flag and
+// the binding are send_invoke()'s.
+inline InvokeHdr make_invoke_hdr(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id,
+                                 const uint8_t *hash = nullptr, uint32_t args_len = 0)
+{
+    InvokeHdr h{kInvokeMagic, kWireVersion, flags, 0, origin_rank, hops, req_id, args_len, 0, 0, {}};
+    if (hash) memcpy(h.hash, hash, sizeof(h.hash));
+    return h;
+}
+
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 
 // Check an InvokeHdr against the data length that came with it.

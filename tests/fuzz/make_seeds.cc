@@ -48,14 +48,8 @@ void append(Buf *b, const void *p, size_t n)
 
 Buf invoke_msg(const std::string &entry, const Buf *image, const Buf &args, uint8_t flags = 0)
 {
-    InvokeHdr h{};
-    h.magic = kInvokeMagic;
-    h.version = kWireVersion;
-    h.flags = uint8_t(flags | (image ? kHasCode : 0));
+    InvokeHdr h = make_invoke_hdr(uint8_t(flags | (image ? kHasCode : 0)), 0, 0, 7, nullptr, uint32_t(args.size()));
     h.entry_len = uint16_t(entry.size());
-    h.origin_rank = 0;
-    h.req_id = 7;
-    h.args_len = uint32_t(args.size());
     h.image_len = image ? image->size() : 0;
     ImageView v;
     if (image && image_parse(image->data(), image->size(), &v, nullptr) == UCX_IFUNC_OK)

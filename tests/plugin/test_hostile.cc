@@ -545,12 +545,8 @@ TEST_F(Hostile, MalformedInvocations)
     auto send_raw = [&](const void *hdr, size_t hdr_len, const std::vector<uint8_t> &data) {
         send_am(xrdma::kAmInvoke, hdr, hdr_len, data);
     };
-    xrdma::InvokeHdr h{};
-    h.magic = xrdma::kInvokeMagic;
-    h.version = xrdma::kWireVersion;
+    xrdma::InvokeHdr h = xrdma::make_invoke_hdr(0, 0, 0, 1u << 30);  // no request of the origin's
     h.entry_len = 7;
-    h.origin_rank = 0;
-    h.req_id = 1u << 30;  // no request of the origin's
     const std::vector<uint8_t> entry = {'a', 'd', 'd', '_', 'u', '6', '4'};
     int sent = 0;
     xrdma::InvokeHdr b = h;

@@ -770,6 +770,38 @@ TEST_P(JitGated, OtherSendersAreServedDuringACompileAndOrderIsKept)
     EXPECT_EQ(1u, peer_jit(1).compiles);
 }
 
+// Warm invocations of the image that waits for its compile go short (the
+// full one bound their index as it left); the target binds that index only
+// once the compile is done, so they wait in the queue too, in issue order,
+// ahead of a later full invocation from the same sender.
+TEST_P(JitGated, ShortInvocationsBehindACompileKeepIssueOrder)
+{
+    ucx_ifunc_h count_bc = reg_mem(bitcode_only(), "count");
+    Result cold, warm[3], full;
+    c->invoke_async(count_bc, 1, nullptr, 0, &cold);  // counter 1
+    ASSERT_TRUE(helper_waits());
+    ucx_ifunc_stats_t s0, s1;
+    ucx_ifunc_stats(c->ctx, &s0);
+    for (Result &r : warm) c->invoke_async(count_bc, 1, nullptr, 0, &r);  // 2, 3, 4
+    ucx_ifunc_stats(c->ctx, &s1);
+    EXPECT_EQ(3 * 24u, s1.bytes_sent - s0.bytes_sent) << "they go in the short form";
+    c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &full);  // 5: another image, in full
+    open_gate('g');
+    ASSERT_TRUE(c->progress_until([&] { return cold.done && full.done && warm[2].done; }));
+    ASSERT_EQ(UCX_IFUNC_OK, cold.status) << cold.message;
+    EXPECT_EQ(1u, as_u64(cold.reply));
+    for (uint64_t i = 0; i < 3; ++i) {
+        ASSERT_TRUE(warm[i].done);
+        ASSERT_EQ(UCX_IFUNC_OK, warm[i].status) << warm[i].message;
+        EXPECT_EQ(2 + i, as_u64(warm[i].reply)) << "in issue order";
+    }
+    ASSERT_EQ(UCX_IFUNC_OK, full.status) << full.message;
+    EXPECT_EQ(5u, as_u64(full.reply)) << "after the warm ones issued before it";
+    ucx_ifunc_stats(c->ctx, &s1);
+    EXPECT_EQ(0u, s1.need_code_received);
+    EXPECT_EQ(1u, peer_jit(1).compiles);
+}
+
 TEST_P(JitGated, FailedCompileEndsOnlyItsOpAndReleasesThoseBehind)
 {
     warm_up();

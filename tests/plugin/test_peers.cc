@@ -3,6 +3,7 @@
 // need-code recovery, put-and-poll, the published-API compat layer, and bad
 // input at the target (which must keep serving).
 #include "cluster.h"
+#include "context.h"
 #include "image.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
@@ -366,6 +367,37 @@ TEST_P(Plugin, LongChainThroughAllRanksIncludingOriginAndSelf)
     ASSERT_EQ(a.hops, out.n);
     for (int i = 0; i < a.hops; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
     EXPECT_EQ(2, r.rank);
+}
+
+// A forward that carried the code but was not sent does not count as code
+// the next hop has: the next forward there carries it again, without a
+// need-code round trip. The hop is rank 0, this process, where the test
+// makes the send fail: the endpoint to rank 2 counts as failed for the
+// first chase (send_invoke() refuses it), then works again.
+TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
+{
+    start(2);
+    ucx_ifunc_h chase = reg("basic", "chase");
+    chase_args a = route({1, 0, 2});
+    ucp_ep_h to2 = c->peer(2).ep;
+    c->ctx->failed_eps.insert(to2);
+    Result r = c->invoke(chase, 1, &a, sizeof(a));
+    c->ctx->failed_eps.erase(to2);
+    EXPECT_EQ(UCX_IFUNC_ERR_PEER, r.status) << r.message;
+    EXPECT_NE(std::string::npos, r.message.find("forwarding to rank 2 failed")) << r.message;
+    for (int i = 0; i < 2; ++i) {
+        r = c->invoke(chase, 1, &a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        chase_args out;
+        ASSERT_EQ(sizeof(out), r.reply.size());
+        memcpy(&out, r.reply.data(), sizeof(out));
+        for (int h = 0; h < a.hops; ++h) EXPECT_EQ(a.route[h], out.path[h]) << "hop " << h;
+    }
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(0u, s.need_code_received) << "the forward that went carried the code";
+    EXPECT_EQ(2u, s.code_sends) << "once to rank 1, once on to rank 2";
+    EXPECT_EQ(1u, c->peer_stats(2).images_loaded);
 }
 
 TEST_P(Plugin, ForwardToUnknownRankFails)

@@ -24,7 +24,7 @@ const Knob knobs[] = {
      "Target symbols injected code may bind to: all, runtime (the XRDMA API and a safe libc subset) or "
      "the path of an allowlist file (one symbol per line); anything else is refused before the code runs."},
     {"XRDMA_RING", "auto",
-     "auto: small messages (up to 488 bytes with their header) to a peer whose memory UCX maps into this "
+     "auto: small messages (up to 1000 bytes with their header) to a peer whose memory UCX maps into this "
      "process (shared memory) are written into a ring in the peer's memory that its progress polls; elsewhere, "
      "and for larger messages, active messages. off: active messages only."},
     {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},

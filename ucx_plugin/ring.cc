@@ -36,7 +36,7 @@ namespace xrdma {
 namespace {
 
 constexpr uint32_t kRingSlots = 128;  // a power of two
-constexpr uint32_t kRingSlotSize = 512;  // a warm invocation or a batch of a few acks
+constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a window of 64 X-ops
 constexpr size_t kRingCtrl = 64;
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
 constexpr uint16_t kMaxRkey = 4096;

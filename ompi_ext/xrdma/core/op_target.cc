@@ -152,10 +152,14 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         // No reply of its own: the target region goes back (MPI_Get).
         if (blocks.size() <= 1) {  // straight from the window
             xrdma_reply(x, blocks.empty() ? nullptr : region + blocks[0].offset, blocks.empty() ? 0 : blocks[0].len);
-        } else {
-            std::vector<uint8_t> out;
-            out.reserve(blocks_bytes(blocks));
-            for (const Block &b : blocks) out.insert(out.end(), region + b.offset, region + b.offset + b.len);
+        } else {  // gathered into the window's scratch buffer (no allocation per X-op once it is large enough)
+            xrdma::Bytes &out = w->dispatch_reply;
+            out.resize(size_t(blocks_bytes(blocks)));
+            uint8_t *d = out.data();
+            for (const Block &b : blocks) {
+                memcpy(d, region + b.offset, size_t(b.len));
+                d += b.len;
+            }
             xrdma_reply(x, out.data(), out.size());
         }
     }

@@ -58,6 +58,7 @@ struct Window {
     std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
     std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
+    xrdma::Bytes dispatch_reply;         // and for a plain Xget's reply gathered from several blocks
 
     // Whether code may run in this process on rank @p r's window memory.
     bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }

@@ -149,9 +149,14 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep)
         return;
     }
     // A sender asks once and counts its messages from its request: a ring
-    // it had (it asked again: a peer out of step) starts afresh.
-    if (RingIn *old = find_in(g, ep)) free_in(g, *old);
+    // it had (it asked again: a peer out of step) starts afresh, in the same
+    // entry (a peer that keeps asking holds one entry, not one per request).
     RingIn *r = nullptr;
+    for (auto &e : g->ins)
+        if (e->ep == ep) {
+            free_in(g, *e);
+            r = e.get();
+        }
     {
         ucp_mem_map_params_t mp;
         mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
@@ -171,13 +176,18 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep)
             return;
         }
         memset(ma.address, 0, mp.length);
-        g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep, mem, static_cast<uint8_t *>(ma.address)}));
-        r = g->ins.back().get();
+        if (!r) {
+            g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep}));
+            r = g->ins.back().get();
+        }
+        *r = RingIn{ep, mem, static_cast<uint8_t *>(ma.address)};
         polled_add(ctx);
     }
-    void *rkey;
-    size_t rkey_len;
-    if (ucp_rkey_pack(g->ucp, r->mem, &rkey, &rkey_len) != UCS_OK || rkey_len > kMaxRkey) {
+    void *rkey = nullptr;
+    size_t rkey_len = 0;
+    const bool packed = ucp_rkey_pack(g->ucp, r->mem, &rkey, &rkey_len) == UCS_OK;
+    if (!packed || rkey_len > kMaxRkey) {
+        if (packed) ucp_rkey_buffer_release(rkey);
         free_in(g, *r);
         send_ring_msg(ctx, ep, kRingRefuse, 0);
         return;

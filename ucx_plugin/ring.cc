@@ -50,8 +50,7 @@ struct RingOut {
     enum State : uint8_t { kNone, kRequesting, kRequested, kActive, kOff };
     ucp_ep_h ep;
     State state = kNone;
-    uint32_t sends = 0;     // active messages before the request
-    uint64_t am_sent = 0;   // active messages since the request
+    uint64_t am_sent = 0;   // active messages sent (from the request on: since the request)
     uint64_t next = 0;      // frames written
     uint32_t slots = 0, slot_size = 0;
     uint8_t *base = nullptr;  // the ring, mapped here
@@ -67,7 +66,7 @@ struct RingIn {
 };
 
 struct Rings {
-    ucp_context_h ucp;
+    ucp_context_h ucp = nullptr;
     std::unordered_map<ucp_ep_h, std::unique_ptr<RingOut>> outs;
     ucp_ep_h out_ep = nullptr;  // the last one looked up
     RingOut *out_last = nullptr;
@@ -157,32 +156,30 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep)
             free_in(g, *e);
             r = e.get();
         }
-    {
-        ucp_mem_map_params_t mp;
-        mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-        mp.length = kRingCtrl + size_t(kRingSlots) * kRingSlotSize;
-        mp.flags = UCP_MEM_MAP_ALLOCATE;
-        ucp_mem_h mem;
-        ucs_status_t st = ucp_mem_map(g->ucp, &mp, &mem);
-        ucp_mem_attr_t ma;
-        ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-        if (st == UCS_OK && ucp_mem_query(mem, &ma) != UCS_OK) {
-            ucp_mem_unmap(g->ucp, mem);
-            st = UCS_ERR_NO_MEMORY;
-        }
-        if (st != UCS_OK) {
-            XRDMA_DEBUG("no ring for a peer: ucp_mem_map: %s", ucs_status_string(st));
-            send_ring_msg(ctx, ep, kRingRefuse, 0);
-            return;
-        }
-        memset(ma.address, 0, mp.length);
-        if (!r) {
-            g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep}));
-            r = g->ins.back().get();
-        }
-        *r = RingIn{ep, mem, static_cast<uint8_t *>(ma.address)};
-        polled_add(ctx);
+    ucp_mem_map_params_t mp;
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    mp.length = kRingCtrl + size_t(kRingSlots) * kRingSlotSize;
+    mp.flags = UCP_MEM_MAP_ALLOCATE;
+    ucp_mem_h mem;
+    ucs_status_t st = ucp_mem_map(g->ucp, &mp, &mem);
+    ucp_mem_attr_t ma;
+    ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+    if (st == UCS_OK && ucp_mem_query(mem, &ma) != UCS_OK) {
+        ucp_mem_unmap(g->ucp, mem);
+        st = UCS_ERR_NO_MEMORY;
     }
+    if (st != UCS_OK) {
+        XRDMA_DEBUG("no ring for a peer: ucp_mem_map: %s", ucs_status_string(st));
+        send_ring_msg(ctx, ep, kRingRefuse, 0);
+        return;
+    }
+    memset(ma.address, 0, mp.length);
+    if (!r) {
+        g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep}));
+        r = g->ins.back().get();
+    }
+    *r = RingIn{ep, mem, static_cast<uint8_t *>(ma.address)};
+    polled_add(ctx);
     void *rkey = nullptr;
     size_t rkey_len = 0;
     const bool packed = ucp_rkey_pack(g->ucp, r->mem, &rkey, &rkey_len) == UCS_OK;
@@ -236,13 +233,14 @@ uint8_t *slot_of(const RingIn &r, uint64_t frame) { return r.base + kRingCtrl + 
 // Whether the next frame of @p r is there (a cheap test before ring_take()).
 bool frame_there(const RingIn &r) { return r.base && load_acquire(slot_of(r, r.next)) == r.next + 1; }
 
-// Take the frames of @p r that are there and were sent before the first
-// @p limit active messages from its sender.
+// Take the frames of @p r that are there (its next one is: the caller
+// checked) and were sent before the first @p limit active messages from its
+// sender.
 __attribute__((noinline)) unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, uint64_t limit, bool in_ucx)
 {
     unsigned n = 0;
     alignas(16) uint8_t buf[kRingSlotSize];
-    while (frame_there(r)) {
+    do {
         uint8_t *slot = slot_of(r, r.next);
         RingSlotHdr h;
         memcpy(&h, slot, sizeof(h));
@@ -261,7 +259,7 @@ __attribute__((noinline)) unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, 
             continue;
         }
         arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
-    }
+    } while (frame_there(r));
     return n;
 }
 
@@ -304,7 +302,7 @@ void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r)
         r.am_sent++;
         return;
     }
-    if (r.state != RingOut::kNone || ++r.sends < kRingAfter) return;
+    if (r.state != RingOut::kNone || ++r.am_sent < kRingAfter) return;
     r.state = RingOut::kRequesting;  // (the request itself is not counted)
     ucx_ifunc_status_t st = send_ring_msg(ctx, ep, kRingRequest, 0);
     r.state = (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS) ? RingOut::kRequested : RingOut::kOff;
@@ -342,8 +340,8 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
 
 void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
 {
-    Rings *g = ctx->rings;
-    if (!g || g->ins.empty() || !reply_ep) return;
+    Rings *g = ctx->rings;  // (the caller checked it is there)
+    if (g->ins.empty() || !reply_ep) return;
     RingIn *r = find_in(g, reply_ep);
     if (!r) return;
     const uint64_t k = r->am_arrived++;
@@ -380,7 +378,8 @@ void rings_create(ucx_ifunc_context *ctx, ucp_context_h ucp)
     if (!ucp || !ctx->am_enabled || (mode && strcmp(mode, "off") == 0)) return;
     if (mode && strcmp(mode, "auto") != 0)
         XRDMA_WARN("XRDMA_RING=%s is neither auto nor off: auto", mode);
-    ctx->rings = new Rings{ucp, {}, nullptr, nullptr, {}, nullptr};
+    ctx->rings = new Rings();
+    ctx->rings->ucp = ucp;
 }
 
 void rings_destroy(ucx_ifunc_context *ctx)

@@ -1,9 +1,11 @@
 // Rings (ring.h). A sender asks a receiver for a ring after a few active
-// messages on an endpoint; the receiver allocates it with UCX
-// (ucp_mem_map), offers it with its memory key, and the sender maps it with
-// ucp_rkey_ptr, which succeeds only where the memory is reachable by load
-// and store (shared memory); elsewhere the sender declines and the ring is
-// freed. An ordinary ucp_put_nbx of a frame measured slower than an active
+// messages on an endpoint, showing it a probe: the key of a few bytes of
+// UCX memory. A receiver that can map the probe with ucp_rkey_ptr, which
+// succeeds only where memory is reachable by load and store (shared
+// memory), allocates the ring with UCX (ucp_mem_map) and offers it with its
+// key; the sender maps it the same way. Elsewhere the receiver refuses
+// without allocating anything (and should the sender still fail to map an
+// offered ring, it declines and the ring is freed). An ordinary ucp_put_nbx of a frame measured slower than an active
 // message over TCP (1.7x the one-way time) and faster over shared memory
 // (0.55x), so rings are used exactly where stores reach the receiver.
 //
@@ -74,6 +76,12 @@ struct Rings {
     // ring's entry), freed memory and all.
     std::vector<std::unique_ptr<RingIn>> ins;
     RingIn *in_last = nullptr;
+    // A few bytes of UCX memory whose key goes with each request: a peer that
+    // cannot map them refuses before it allocates a ring (made on the first
+    // request; probe_key empty if it could not be made).
+    ucp_mem_h probe = nullptr;
+    void *probe_addr = nullptr;
+    std::vector<uint8_t> probe_key;
 };
 
 namespace {
@@ -115,8 +123,8 @@ ucx_ifunc_status_t send_ring_msg(ucx_ifunc_context *ctx, ucp_ep_h ep, RingKind k
     m.version = kWireVersion;
     m.kind = kind;
     m.addr = addr;
+    m.rkey_len = rkey_len;
     if (kind == kRingOffer) {
-        m.rkey_len = rkey_len;
         m.slots = kRingSlots;
         m.slot_size = kRingSlotSize;
     }
@@ -139,14 +147,63 @@ void free_in(Rings *g, RingIn &r)
     if (g->in_last == &r) g->in_last = nullptr;
 }
 
-// The receiver: a ring for @p ep's messages, offered to it.
-void offer(ucx_ifunc_context *ctx, ucp_ep_h ep)
+// Map @p len bytes of key @p data, for memory at @p addr in @p ep's process,
+// into this one (nullptr: UCX cannot: not shared memory). The key is unpacked
+// from a copy followed by zeros (ucp_ep_rkey_unpack takes no length: a
+// malformed key must not make it read past the data); *@p rkey must be
+// destroyed by the caller when it is not nullptr.
+void *map_peer(ucp_ep_h ep, const void *data, size_t len, uint64_t addr, ucp_rkey_h *rkey)
+{
+    std::vector<uint8_t> key(len + 256, 0);
+    memcpy(key.data(), data, len);
+    void *ptr = nullptr;
+    *rkey = nullptr;
+    ucs_status_t st = ucp_ep_rkey_unpack(ep, key.data(), rkey);
+    if (st == UCS_OK) st = ucp_rkey_ptr(*rkey, addr, &ptr);
+    if (st == UCS_OK) return ptr;
+    if (*rkey) ucp_rkey_destroy(*rkey);
+    *rkey = nullptr;
+    return nullptr;
+}
+
+// The sender: its probe's key (made once), for a request.
+const std::vector<uint8_t> &probe_key(Rings *g)
+{
+    if (g->probe) return g->probe_key;
+    ucp_mem_map_params_t mp;
+    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    mp.length = 64;
+    mp.flags = UCP_MEM_MAP_ALLOCATE;
+    ucp_mem_attr_t ma;
+    ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+    void *key = nullptr;
+    size_t key_len = 0;
+    if (ucp_mem_map(g->ucp, &mp, &g->probe) != UCS_OK) {
+        g->probe = nullptr;
+        return g->probe_key;
+    }
+    if (ucp_mem_query(g->probe, &ma) == UCS_OK && ucp_rkey_pack(g->ucp, g->probe, &key, &key_len) == UCS_OK) {
+        if (key_len <= kMaxRkey) g->probe_key.assign(static_cast<uint8_t *>(key), static_cast<uint8_t *>(key) + key_len);
+        g->probe_addr = ma.address;
+        ucp_rkey_buffer_release(key);
+    }
+    return g->probe_key;
+}
+
+// The receiver: a ring for @p ep's messages, offered to it if this process
+// can map the probe that came with the request (request @p m, key @p data),
+// which says the sender will be able to map the ring.
+void offer(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *data, size_t len)
 {
     Rings *g = ctx->rings;
-    if (!g) {
+    const bool sane = m.rkey_len == len && len > 0 && len <= kMaxRkey && m.addr;
+    ucp_rkey_h probe = nullptr;
+    if (!g || !sane || !map_peer(ep, data, len, m.addr, &probe)) {
+        if (g && !sane) ctx->stats.rejected++;
         send_ring_msg(ctx, ep, kRingRefuse, 0);
         return;
     }
+    ucp_rkey_destroy(probe);
     // A sender asks once and counts its messages from its request: a ring
     // it had (it asked again: a peer out of step) starts afresh, in the same
     // entry (a peer that keeps asking holds one entry, not one per request).
@@ -205,18 +262,10 @@ void accept(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *d
         if (m.addr) send_ring_msg(ctx, ep, kRingDecline, m.addr);
         return;
     }
-    // The key is unpacked from a copy followed by zeros (ucp_ep_rkey_unpack
-    // takes no length: a malformed key must not make it read past the data).
-    std::vector<uint8_t> key(len + 256, 0);
-    memcpy(key.data(), data, len);
-    ucp_rkey_h rkey = nullptr;
-    void *ptr = nullptr;
-    ucs_status_t st = ucp_ep_rkey_unpack(ep, key.data(), &rkey);
-    if (st == UCS_OK) st = ucp_rkey_ptr(rkey, m.addr, &ptr);
-    if (st != UCS_OK) {
-        XRDMA_DEBUG("rank %d: a peer's ring is not mapped here (%s): active messages", ctx->params.rank,
-                    ucs_status_string(st));
-        if (rkey) ucp_rkey_destroy(rkey);
+    ucp_rkey_h rkey;
+    void *ptr = map_peer(ep, data, len, m.addr, &rkey);
+    if (!ptr) {
+        XRDMA_DEBUG("rank %d: a peer's ring is not mapped here: active messages", ctx->params.rank);
         r->state = RingOut::kOff;
         send_ring_msg(ctx, ep, kRingDecline, m.addr);
         return;
@@ -303,8 +352,14 @@ void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r)
         return;
     }
     if (r.state != RingOut::kNone || ++r.am_sent < kRingAfter) return;
+    const std::vector<uint8_t> &probe = probe_key(ctx->rings);
+    if (probe.empty()) {  // (no UCX memory to show the peer: no ring)
+        r.state = RingOut::kOff;
+        return;
+    }
     r.state = RingOut::kRequesting;  // (the request itself is not counted)
-    ucx_ifunc_status_t st = send_ring_msg(ctx, ep, kRingRequest, 0);
+    ucx_ifunc_status_t st = send_ring_msg(ctx, ep, kRingRequest, reinterpret_cast<uintptr_t>(ctx->rings->probe_addr),
+                                          probe.data(), uint16_t(probe.size()));
     r.state = (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS) ? RingOut::kRequested : RingOut::kOff;
     r.am_sent = 0;
 }
@@ -321,7 +376,7 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
         return true;
     }
     switch (m.kind) {
-    case kRingRequest: offer(ctx, reply_ep); break;
+    case kRingRequest: offer(ctx, reply_ep, m, data, len); break;
     case kRingOffer: accept(ctx, reply_ep, m, data, len); break;
     case kRingRefuse:
         if (RingOut *r = ring_out(ctx, reply_ep))
@@ -390,6 +445,7 @@ void rings_destroy(ucx_ifunc_context *ctx)
     for (auto &r : g->ins) free_in(g, *r);
     for (auto &kv : g->outs)
         if (kv.second->rkey) ucp_rkey_destroy(kv.second->rkey);
+    if (g->probe) ucp_mem_unmap(g->ucp, g->probe);
     delete g;
     ctx->rings = nullptr;
 }

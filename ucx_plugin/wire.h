@@ -149,17 +149,17 @@ struct RingMsg {
     uint32_t magic;      // kRingMagic
     uint8_t  version;
     uint8_t  kind;       // RingKind
-    uint16_t rkey_len;   // kRingOffer: bytes of data
+    uint16_t rkey_len;   // kRingRequest (the sender's probe), kRingOffer (the ring): bytes of key in the data
     uint32_t slots;      // kRingOffer: the ring's geometry
     uint32_t slot_size;
-    uint64_t addr;       // kRingOffer, kRingDecline: the ring's address at the receiver
+    uint64_t addr;       // kRingRequest: the probe's address; kRingOffer, kRingDecline: the ring's
 };
 static_assert(sizeof(RingMsg) == 24, "wire layout");
 constexpr uint32_t kRingMagic = 0x47525258;  // "XRRG"
 enum RingKind : uint8_t {
-    kRingRequest = 1,  // sender -> receiver: make a ring for my messages
+    kRingRequest = 1,  // sender -> receiver: make a ring for my messages, if you can map my probe
     kRingOffer = 2,    // receiver -> sender: here it is
-    kRingRefuse = 3,   // receiver -> sender: no ring (rings off here, or no memory)
+    kRingRefuse = 3,   // receiver -> sender: no ring (rings off here, the probe not mapped, or no memory)
     kRingDecline = 4,  // sender -> receiver: cannot write into it (not mapped here): free it
 };
 // A frame in a ring slot: this header, then the message's header and data.

@@ -594,8 +594,8 @@ TEST_F(Hostile, MalformedInvocations)
 
 // Ring control messages straight on the wire (ring.cc): malformed ones are
 // dropped, offers nobody asked for are declined, declines and refusals of
-// rings that do not exist change nothing, and a request is answered with an
-// offer that this process's library (which asked for nothing) declines.
+// rings that do not exist change nothing, and a request without the probe
+// key a ring needs is refused.
 TEST_F(Hostile, MalformedRingMessages)
 {
     start();
@@ -638,8 +638,8 @@ TEST_F(Hostile, MalformedRingMessages)
     b.kind = xrdma::kRingRefuse;
     send_raw(b, {});
     b = m;
-    b.kind = xrdma::kRingRequest;
-    send_raw(b, {});
+    b.kind = xrdma::kRingRequest;  // without the probe a request must show: refused
+    send_raw(b, {}), ++rejected;
     ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= before.rejected + rejected; }, 30))
         << "the target did not reject all malformed ring messages";
     EXPECT_EQ(before.executed, c->peer_stats(1).executed);

@@ -51,16 +51,8 @@ struct Route {
 
 // Once forwarded, answers go to the origin through the peer table (or stay
 // here if this is the origin). False if the origin cannot be reached.
-bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
+__attribute__((noinline)) bool route_to_origin_lookup(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
 {
-    if (h.origin_rank == ctx->params.rank) {
-        *ep = nullptr;
-        return true;
-    }
-    if (ctx->origin_last_ep && h.origin_rank == ctx->origin_last) {  // (a stream of forwards for one origin)
-        *ep = ctx->origin_last_ep;
-        return true;
-    }
     auto p = ctx->peers.find(h.origin_rank);
     if (p == ctx->peers.end()) {
         XRDMA_ERROR("origin rank %d is not reachable from rank %d: its answer is lost",
@@ -71,6 +63,18 @@ bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
     ctx->origin_last = h.origin_rank;
     ctx->origin_last_ep = p->second;
     return true;
+}
+inline bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
+{
+    if (h.origin_rank == ctx->params.rank) {
+        *ep = nullptr;
+        return true;
+    }
+    if (ctx->origin_last_ep && h.origin_rank == ctx->origin_last) {  // (a stream of forwards for one origin)
+        *ep = ctx->origin_last_ep;
+        return true;
+    }
+    return route_to_origin_lookup(ctx, h, ep);
 }
 
 std::string at_rank(int rank) { return "rank " + std::to_string(rank) + ": "; }
@@ -94,7 +98,7 @@ bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x)
 __attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
 {
     const int rank = x->fwd_rank;
-    if (rank != ctx->params.rank && !x->image->code->movable) return 0;
+    if (!forward_stays(ctx, *x)) return 0;  // (asked before the layer: most forwards leave)
     RuntimeCall runtime;  // ours, not the ifunc's: a fault here is not contained
     const int st = ctx->params.continue_at(ctx->params.dispatch_arg, x, rank);
     if (st != 0) {
@@ -180,6 +184,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
+            memcpy(h.hash, img->view.hash.data(), sizeof(h.hash));  // (a bound invocation's header came without)
             bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
@@ -218,18 +223,18 @@ namespace {
 
 // Where the answer of an arrived invocation goes: its sender, or the origin
 // through the peer table once forwarded. False (dropped) if nowhere.
-bool answer_to(ucx_ifunc_context *ctx, const InvokeHdr &h, const Incoming &in, ucp_ep_h *back)
+__attribute__((noinline)) bool unanswerable(ucx_ifunc_context *ctx, bool forwarded)
 {
-    *back = in.reply_ep;
-    if (h.flags & kForwarded) {
-        if (route_to_origin(ctx, h, back)) return true;
-    } else if (*back) {
-        return true;
-    } else {
-        XRDMA_ERROR("invocation without a reply endpoint: dropped");
-    }
+    if (!forwarded) XRDMA_ERROR("invocation without a reply endpoint: dropped");
     ctx->stats.rejected++;
     return false;
+}
+inline bool answer_to(ucx_ifunc_context *ctx, const InvokeHdr &h, const Incoming &in, ucp_ep_h *back)
+{
+    *back = in.reply_ep;
+    const bool forwarded = h.flags & kForwarded;
+    if (forwarded ? route_to_origin(ctx, h, back) : *back != nullptr) return true;
+    return unanswerable(ctx, forwarded);
 }
 
 // A malformed invocation: answered if the header at least says who is
@@ -272,8 +277,7 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
     // What the full form would have said, for the common path.
-    InvokeHdr h =
-        make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, b->hash.data(), uint32_t(in.data.size()));
+    InvokeHdr h = make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, nullptr, uint32_t(in.data.size()));
     h.entry_len = uint16_t(b->entry.size());
     ucp_ep_h back;
     if (!answer_to(ctx, h, in, &back)) return;

@@ -11,20 +11,6 @@ using namespace xrdma;
 
 namespace xrdma {
 
-namespace {
-
-// What a dispatch hook calls as "the entry": the real one under fault
-// containment, so a contained fault unwinds only the ifunc's own frames.
-int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
-{
-    FaultInfo fault;
-    int rc = guarded_call(x->image ? x->image->code.get() : nullptr, run_chain, x, args, len, &fault);
-    if (fault.signal || fault.timeout) x->fail_status = fault_status(fault, *x->entry, &x->fail_message);
-    return rc;
-}
-
-}  // namespace
-
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
 {
     x->payload = static_cast<const uint8_t *>(args);

@@ -1,5 +1,7 @@
 #include "fault.h"
 
+#include "context.h"
+
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
 #include "loader_native.h"
@@ -421,10 +423,12 @@ bool faults_contained()
     return on;
 }
 
-int guarded_call(const LoadedCode *code, int (*fn)(xrdma_ctx *, const void *, size_t), xrdma_ctx *ctx,
-                 const void *args, size_t len, FaultInfo *info)
+int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
 {
-    return run_guarded(code, info, [&] { return fn(ctx, args, len); });
+    FaultInfo fault;  // (run_guarded directly: one frame less per invocation than through a function pointer)
+    int rc = run_guarded(x->image ? x->image->code.get() : nullptr, &fault, [&] { return run_chain(x, args, len); });
+    if (fault.signal || fault.timeout) x->fail_status = fault_status(fault, *x->entry, &x->fail_message);
+    return rc;
 }
 
 int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,

@@ -94,11 +94,12 @@ __attribute__((always_inline)) inline bool checked_write(void *theirs, const voi
 // Whether containment is on (XRDMA_CONTAIN_FAULTS, default 1).
 bool faults_contained();
 
-// Call @p fn(ctx, args, len) with containment for code in @p code. On a
-// contained fault or timeout, returns -1 with @p info filled; otherwise the
-// function's result.
-int guarded_call(const LoadedCode *code, int (*fn)(struct xrdma_ctx *, const void *, size_t),
-                 struct xrdma_ctx *ctx, const void *args, size_t len, FaultInfo *info);
+// What a dispatch hook calls as "the entry": the invocation's entry and the
+// forwards that continue in this process (run_chain), with containment for
+// the code of @p x's image, so a contained fault unwinds only the ifunc's
+// own frames. On a contained fault or timeout, returns -1 and sets @p x's
+// failure (fault_status()); otherwise the function's result.
+int guarded_entry(struct xrdma_ctx *x, const void *args, size_t len);
 // The same for the published-API entry void <name>_main(payload, size, target_args).
 int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
                         size_t size, void *target_args, FaultInfo *info);

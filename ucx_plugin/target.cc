@@ -154,12 +154,13 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
         exec_rank = x.exec_rank;  // where the chain of hops in this process ended
         if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return;
-        std::string why;
-        ucx_ifunc_status_t st = entry_outcome(x, rc, &why);
-        if (st != UCX_IFUNC_OK) {
-            route.answer(st, at_rank(exec_rank) + why);
+        if (rc != 0 || x.fail_status != UCX_IFUNC_OK) {  // (entry_outcome(), without a string when it ran well)
+            std::string why;
+            const ucx_ifunc_status_t failed = entry_failure(x, rc, &why);
+            route.answer(failed, at_rank(exec_rank) + why);
             return;
         }
+        ucx_ifunc_status_t st;
         if (!x.forwarded) {
             static const std::string none;  // (not a string made from "" per invocation)
             route.answer(UCX_IFUNC_OK, none, x.reply.data(), x.reply.size());
@@ -251,14 +252,33 @@ void reject_malformed(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_stat
     XRDMA_WARN("dropping malformed invocation: %s", why.c_str());
 }
 
+__attribute__((noinline, cold)) void reject_short(ucx_ifunc_context *ctx, const Incoming &in)
+{
+    std::string why;
+    const ucx_ifunc_status_t st = invoke_short_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
+    reject_malformed(ctx, in, st, why);
+}
+
+__attribute__((noinline, cold)) bool answer_quarantined(ucx_ifunc_context *ctx, const Route &route, const Hash &hash)
+{
+    std::string why;
+    if (!refuse_quarantined(ctx, hash, &why)) return false;
+    route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
+    return true;
+}
+// Whether the image is quarantined here (answered with the fault that put
+// it there); no string is made while nothing is.
+inline bool refused(ucx_ifunc_context *ctx, const Route &route, const Hash &hash)
+{
+    return !ctx->quarantined.empty() && answer_quarantined(ctx, route, hash);
+}
+
 // A warm invocation: image and entry named by the sender's binding; one it
 // does not know is sent back to be resent in full.
 void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
 {
-    std::string why;
-    ucx_ifunc_status_t st = invoke_short_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
-    if (st != UCX_IFUNC_OK) {
-        reject_malformed(ctx, in, st, why);
+    if (!invoke_short_ok(in.hdr.data(), in.hdr.size(), in.data.size())) {
+        reject_short(ctx, in);
         return;
     }
     // Behind its sender's X-op that waits for a compile (before the lookup:
@@ -282,14 +302,12 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
     ucp_ep_h back;
     if (!answer_to(ctx, h, in, &back)) return;
     Route route{ctx, h, back};
-    if (refuse_quarantined(ctx, b->hash, &why)) {
-        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
-        return;
-    }
-    // The cache holds the image (binding_find() made it the front); this
-    // reference keeps it alive while it runs, whatever the cache does.
-    const std::shared_ptr<CachedImage> img = ctx->cache.front_shared();
-    run_invocation(ctx, h, b->entry, img, b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
+    if (refused(ctx, route, b->hash)) return;
+    // The cache holds the image (binding_find() made it the front) and keeps
+    // it while it runs: nothing changes the cache during a dispatch (arrivals
+    // and finished compiles wait for its end), so no reference of our own,
+    // which would cost two atomic operations per invocation.
+    run_invocation(ctx, h, b->entry, ctx->cache.front_shared(), b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
                    ctx->params.rank, b);
 }
 
@@ -297,7 +315,6 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
 
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
 {
-    std::string why;
     if (in.recv_status != UCX_IFUNC_OK) {
         XRDMA_ERROR("receiving an invocation failed: %s", ucx_ifunc_status_string(in.recv_status));
         return;
@@ -306,6 +323,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         handle_bound(ctx, in);
         return;
     }
+    std::string why;
     ucx_ifunc_status_t st = invoke_hdr_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
     if (st != UCX_IFUNC_OK) {
         reject_malformed(ctx, in, st, why);
@@ -329,10 +347,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     // a stale one never outlives its announcement.
     if (h.bind && in.reply_ep) binding_set(ctx, in.reply_ep, h.bind - 1, hash, entry, nullptr, nullptr);
 
-    if (refuse_quarantined(ctx, hash, &why)) {
-        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
-        return;
-    }
+    if (refused(ctx, route, hash)) return;
     std::shared_ptr<CachedImage> img;
     void *fn = nullptr;
     st = find_entry(ctx, hash, (h.flags & kHasCode) ? image : nullptr, h.image_len, entry, &img, &fn, &why);
@@ -506,11 +521,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     InvokeHdr h = make_invoke_hdr(0, ctx->params.rank, 0, ctx->next_req_id++, f->hash.data(), uint32_t(args_size));
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
-    std::string why;
-    if (refuse_quarantined(ctx, f->hash, &why)) {
-        route.answer(UCX_IFUNC_ERR_FAULT, at_rank(ctx) + why);
-        return UCX_IFUNC_INPROGRESS;
-    }
+    if (refused(ctx, route, f->hash)) return UCX_IFUNC_INPROGRESS;
     std::shared_ptr<CachedImage> img = f->local;  // alive while it runs, even if the cache drops it
     run_invocation(ctx, h, f->entry, img, f->local_fn, static_cast<const uint8_t *>(args), args_size, nullptr,
                    route, rank, nullptr);

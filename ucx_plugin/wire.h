@@ -123,15 +123,17 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data
 // Check an InvokeShortHdr (@p hdr_len bytes) and its data length: inline,
 // on the path of every warm invocation; what is wrong is said out of line.
 ucx_ifunc_status_t invoke_short_reject(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
-inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why)
+inline bool invoke_short_ok(const void *hdr, size_t hdr_len, size_t data_len)
 {
     InvokeShortHdr h;
-    if (hdr_len != sizeof(h)) return invoke_short_reject(hdr, hdr_len, data_len, why);
+    if (hdr_len != sizeof(h)) return false;
     memcpy(&h, hdr, sizeof(h));
-    if (h.magic != kInvokeShortMagic || h.version != kWireVersion || (h.flags & ~(kForwarded | kQueued)) ||
-        h.index >= kMaxBindings || data_len > UINT32_MAX)
-        return invoke_short_reject(hdr, hdr_len, data_len, why);
-    return UCX_IFUNC_OK;
+    return h.magic == kInvokeShortMagic && h.version == kWireVersion && !(h.flags & ~(kForwarded | kQueued)) &&
+           h.index < kMaxBindings && data_len <= UINT32_MAX;
+}
+inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why)
+{
+    return invoke_short_ok(hdr, hdr_len, data_len) ? UCX_IFUNC_OK : invoke_short_reject(hdr, hdr_len, data_len, why);
 }
 // Check a ReplyHdr against its data length.
 ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,

@@ -22,7 +22,7 @@ std::atomic<size_t> g_compile_parked{0};
 namespace {
 
 struct Parked {
-    std::unique_ptr<Incoming> in;  // a copy: the original may be UCX's buffer
+    std::unique_ptr<QueuedIncoming> in;  // a copy: the original may be UCX's buffer
     std::string key;               // the compile it waits for; empty: it waits behind the one before
 };
 
@@ -43,9 +43,9 @@ struct Queue {
 std::mutex g_mu;
 std::unordered_map<ucx_ifunc_context *, Queue> g_queues;
 
-std::unique_ptr<Incoming> copy_of(const Incoming &in)
+std::unique_ptr<QueuedIncoming> copy_of(const Incoming &in)
 {
-    auto c = std::make_unique<Incoming>();
+    auto c = std::make_unique<QueuedIncoming>();
     c->am_id = in.am_id;
     c->hdr_buf.assign(in.hdr.data(), in.hdr.data() + in.hdr.size());
     c->data_buf.assign(in.data.data(), in.data.data() + in.data.size());

@@ -122,19 +122,23 @@ struct View {
     size_t size() const { return n; }
 };
 
-// A message that arrived through an AM handler. Handled right in the handler
-// when ucx_ifunc_progress() of its context runs and nothing is queued before
-// it (hdr and data then view UCX's buffers); else copied into hdr_buf and
-// data_buf and run later from progress, in arrival order (which keeps
-// per-origin order, also across rendezvous).
+// A message that arrived (an active message or a ring frame). Handled right
+// where it arrived when ucx_ifunc_progress() of its context runs and nothing
+// is queued before it (hdr and data then view UCX's or the ring's buffers);
+// else a QueuedIncoming.
 struct Incoming {
     uint16_t am_id;
     View hdr, data;
-    std::vector<uint8_t> hdr_buf;
-    Bytes data_buf;
     ucp_ep_h reply_ep;
     bool ready;  // false while a rendezvous receive is in flight
     ucx_ifunc_status_t recv_status;
+};
+// A message copied into buffers of its own, run later from progress in
+// arrival order (which keeps per-origin order, also across rendezvous), or
+// parked for a compile (compile_queue.h).
+struct QueuedIncoming : Incoming {
+    std::vector<uint8_t> hdr_buf;
+    Bytes data_buf;
 };
 
 // binding.cc: at a target, the image and entry a sender bound to an index
@@ -220,10 +224,10 @@ struct ucx_ifunc_context {
     // Images whose code faulted here: refused from then on.
     std::unordered_set<xrdma::Hash, xrdma::HashKey> quarantined;
     xrdma::CodeCache cache;
-    std::deque<std::unique_ptr<xrdma::Incoming>> incoming;
+    std::deque<std::unique_ptr<xrdma::QueuedIncoming>> incoming;
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of messages allocates nothing.
-    xrdma::SizedFreeList<xrdma::Incoming, 64, 16> spare;
+    xrdma::SizedFreeList<xrdma::QueuedIncoming, 64, 16> spare;
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
     ucx_ifunc_stats_t stats{};

@@ -25,7 +25,7 @@ namespace {
 
 void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
 {
-    auto *in = static_cast<Incoming *>(user_data);
+    auto *in = static_cast<QueuedIncoming *>(user_data);
     in->ready = true;
     in->recv_status = from_ucs(status);
     ucp_request_free(request);
@@ -70,10 +70,10 @@ bool queued_only(uint16_t am_id, const void *header, size_t header_length)
 
 // Queue a message that arrived (its own copy of the header; the data is
 // copied or, @p rndv, fetched into it), to run from progress in order.
-Incoming *enqueue(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length,
-                  size_t length, ucp_ep_h reply_ep)
+QueuedIncoming *enqueue(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length,
+                        size_t length, ucp_ep_h reply_ep)
 {
-    std::unique_ptr<Incoming> in(ctx->spare.get(length));
+    std::unique_ptr<QueuedIncoming> in(ctx->spare.get(length));
     in->am_id = am_id;
     in->hdr_buf.assign(static_cast<const uint8_t *>(header),
                        static_cast<const uint8_t *>(header) + header_length);
@@ -101,7 +101,7 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
         arrive(ctx, am_id, header, header_length, data, length, reply_ep, true);
         return UCS_OK;
     }
-    Incoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
+    QueuedIncoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
     {
         // Large message: fetch it; its place in the queue is kept meanwhile.
         in->data_buf.resize(length);
@@ -158,7 +158,7 @@ unsigned run_queued(ucx_ifunc_context *ctx)
     }
     unsigned n = 0;
     while (!ctx->incoming.empty() && ctx->incoming.front()->ready) {
-        std::unique_ptr<Incoming> in = std::move(ctx->incoming.front());
+        std::unique_ptr<QueuedIncoming> in = std::move(ctx->incoming.front());
         ctx->incoming.pop_front();
         handle(ctx, *in);
         ++n;
@@ -202,7 +202,7 @@ void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t h
     if (ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
         // Nothing waits before it: run it now, from where it is.
         Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
-                    View{static_cast<const uint8_t *>(data), length}, {}, {}, reply_ep, true, UCX_IFUNC_OK};
+                    View{static_cast<const uint8_t *>(data), length}, reply_ep, true, UCX_IFUNC_OK};
         ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
         ctx->in_handler = in_ucx;  // inside UCX's handler: UCX progress must not recurse
         handle(ctx, in);
@@ -210,7 +210,7 @@ void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t h
         ctx->in_progress = true;
         return;
     }
-    Incoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
+    QueuedIncoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
     in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
     in->data = View{in->data_buf.data(), length};
 }

@@ -400,6 +400,7 @@ void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
     RingIn *r = find_in(g, reply_ep);
     if (!r) return;
     const uint64_t k = r->am_arrived++;
+    std::atomic_thread_fence(std::memory_order_acquire);  // (pairs with transmit()'s release before the message)
     if (frame_there(*r)) ring_take(ctx, *r, k, true);
 }
 

@@ -9,6 +9,7 @@
 #include "xrdma_common/log.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
@@ -143,6 +144,10 @@ ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id,
     if (!ring) return transmit_am(ctx, ep, am_id, m);
     if (!m.image && ring_write(*ring, am_id == ctx->am_invoke ? kAmInvoke : kAmReply, m.hdr, m.hdr_len, m.piece))
         return UCX_IFUNC_OK;
+    // The frames written before this message are visible before it is
+    // (ring_before_am() takes them first); free on x86, a barrier where
+    // stores may become visible out of order.
+    std::atomic_thread_fence(std::memory_order_release);
     ucx_ifunc_status_t st = transmit_am(ctx, ep, am_id, m);
     if (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS) ring_sent_am(ctx, ep, *ring);
     return st;

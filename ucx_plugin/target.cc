@@ -23,6 +23,8 @@ void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t 
 
 namespace {
 
+const std::string kNoMessage;  // (a success's message, not made per invocation)
+
 // Where the final answer of an invocation goes.
 struct Route {
     ucx_ifunc_context *ctx;
@@ -31,6 +33,9 @@ struct Route {
     // An invocation started here by ucx_ifunc_invoke_local(): its completion,
     // called directly (it enters ctx->pending only if a forward leaves).
     const Pending *started_here = nullptr;
+
+    // Success, with the reply (if any): no message string is made.
+    void done(const void *reply, size_t len) const { answer(UCX_IFUNC_OK, kNoMessage, reply, len); }
 
     void answer(ucx_ifunc_status_t st, const std::string &msg, const void *reply = nullptr,
                 size_t len = 0) const
@@ -162,8 +167,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         }
         ucx_ifunc_status_t st;
         if (!x.forwarded) {
-            static const std::string none;  // (not a string made from "" per invocation)
-            route.answer(UCX_IFUNC_OK, none, x.reply.data(), x.reply.size());
+            route.done(x.reply.data(), x.reply.size());
             return;
         }
         ctx->stats.forwarded++;

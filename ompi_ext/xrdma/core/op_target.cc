@@ -110,7 +110,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (h.nblocks) memcpy(blocks.data(), p + sizeof(h), blocks_len);
     size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
 
-    OpView view{w, h.op, nullptr, 0, nullptr, 0, nullptr, 0, h.disp, &blocks, {}, &w->dispatch_at, nullptr};
+    OpView view(w, h.op, h.disp, &blocks, &w->dispatch_at);
     if (h.nblocks) {
         int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);

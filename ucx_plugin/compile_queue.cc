@@ -140,7 +140,7 @@ unsigned release_ready(ucx_ifunc_context *ctx)
         }
         if (!p.key.empty()) jit_compile_release(p.key);
     }
-    if (n && !ctx->acks.empty()) flush_acks(ctx);
+    if (n) flush_acks(ctx);
     return n;
 }
 

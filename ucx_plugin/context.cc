@@ -132,8 +132,14 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     bindings_forget(ctx, ep);
     ctx->origin_last = -1;
     ctx->peer_last_valid = false;
-    for (auto it = ctx->acks.begin(); it != ctx->acks.end();)
-        it = (it->first == ep) ? ctx->acks.erase(it) : std::next(it);
+    for (auto it = ctx->acks.begin(); it != ctx->acks.end();) {
+        if (it->first != ep) {
+            ++it;
+            continue;
+        }
+        ctx->acks_waiting -= it->second.size();
+        it = ctx->acks.erase(it);
+    }
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
         it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);
     fail_pending(ctx, ep, "peer failed or unreachable");

@@ -219,6 +219,7 @@ struct ucx_ifunc_context {
     // Successful answers without reply bytes, per origin endpoint, sent as
     // one kReplyAcks message at the end of a progress pass (flush_acks).
     std::vector<std::pair<ucp_ep_h, std::vector<uint64_t>>> acks;
+    size_t acks_waiting = 0;  // ids in acks not sent yet: a pass with none skips flush_acks()
     // Endpoints reported failed (ucx_ifunc_peer_failed): no more sends.
     std::unordered_set<ucp_ep_h> failed_eps;
     // Images whose code faulted here: refused from then on.

@@ -165,7 +165,7 @@ unsigned run_queued(ucx_ifunc_context *ctx)
         const size_t cap = in->data_buf.capacity();
         ctx->spare.put(in.release(), cap);
     }
-    if (!ctx->acks.empty()) flush_acks(ctx);
+    if (ctx->acks_waiting) flush_acks(ctx);
     if (!ctx->incoming.empty()) mark_queued(ctx);  // a large message still arriving
     return n;
 }

@@ -404,17 +404,37 @@ void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
     if (frame_there(*r)) ring_take(ctx, *r, k, true);
 }
 
+namespace {
+// This thread's copy of g_polled, taken again when g_gen changes: no lock
+// per poll. Reached through an initial-exec pointer (one %fs-relative load;
+// a thread_local vector costs a __tls_get_addr() call and an
+// initialisation check on every poll, most of an empty poll's cost).
+struct PolledCopy {
+    uint64_t seen = 0;
+    std::vector<std::pair<ucp_worker_h, ucx_ifunc_context *>> list;
+};
+thread_local PolledCopy t_polled_storage;  // (owns it: freed when the thread ends)
+__thread PolledCopy *t_polled __attribute__((tls_model("initial-exec"))) = nullptr;
+
+__attribute__((noinline)) PolledCopy &polled_refresh(uint64_t gen)
+{
+    if (!t_polled) t_polled = &t_polled_storage;
+    PolledCopy &c = *t_polled;
+    if (c.seen != gen) {
+        std::lock_guard<std::mutex> guard(g_mu);
+        c.list = g_polled;
+        c.seen = g_gen.load(std::memory_order_relaxed);
+    }
+    return c;
+}
+}  // namespace
+
 unsigned ring_poll(ucp_worker_h worker)
 {
     if (!g_count.load(std::memory_order_relaxed)) return 0;
-    thread_local uint64_t seen = 0;
-    thread_local std::vector<std::pair<ucp_worker_h, ucx_ifunc_context *>> polled;
     const uint64_t gen = g_gen.load(std::memory_order_acquire);
-    if (seen != gen) {
-        std::lock_guard<std::mutex> guard(g_mu);
-        polled = g_polled;
-        seen = g_gen.load(std::memory_order_relaxed);
-    }
+    PolledCopy &c = __builtin_expect(t_polled && t_polled->seen == gen, 1) ? *t_polled : polled_refresh(gen);
+    const auto &polled = c.list;
     unsigned n = 0;
     for (size_t i = 0; i < polled.size(); ++i) {
         if (polled[i].first != worker) continue;

@@ -214,8 +214,9 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 {
     // Earlier answers to this endpoint still batched go first: the origin
     // sees its completions in the order they happened.
-    for (auto &a : ctx->acks)
-        if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
+    if (ctx->acks_waiting)
+        for (auto &a : ctx->acks)
+            if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
     ReplyHdr h = make_reply_hdr(kReplyResult, status, ctx->params.rank, req_id, uint32_t(reply_len),
                                 uint16_t(std::min<size_t>(msg.size(), 1024)));
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
@@ -231,12 +232,14 @@ void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
     Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     transmit(ctx, ep, ctx->am_reply, m);
+    ctx->acks_waiting -= ids->size();
     ids->clear();
 }
 }  // namespace
 
 void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id)
 {
+    ctx->acks_waiting++;
     for (auto &a : ctx->acks) {
         if (a.first != ep) continue;
         a.second.push_back(req_id);
@@ -248,6 +251,7 @@ void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id)
 
 void flush_acks(ucx_ifunc_context *ctx)
 {
+    if (!ctx->acks_waiting) return;
     for (auto &a : ctx->acks)
         if (!a.second.empty()) send_acks(ctx, a.first, &a.second);
 }

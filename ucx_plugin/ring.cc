@@ -54,6 +54,11 @@ struct RingOut {
     State state = kNone;
     uint64_t am_sent = 0;   // active messages sent (from the request on: since the request)
     uint64_t next = 0;      // frames written
+    // Frames the receiver had taken when last read: the credit word (which
+    // the receiver writes after every frame) is read again only when this
+    // says the ring is full, not on every write (a cache line the two cores
+    // would otherwise pass back and forth once per message).
+    uint64_t taken_seen = 0;
     uint32_t slots = 0, slot_size = 0;
     uint8_t *base = nullptr;  // the ring, mapped here
     ucp_rkey_h rkey = nullptr;
@@ -330,7 +335,8 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
     if (r.state != RingOut::kActive) return false;
     const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
     if (sizeof(RingSlotHdr) + hdr_len + data_len > r.slot_size) return false;
-    if (r.next - load_acquire(r.base) >= r.slots) return false;  // full: the receiver is behind
+    if (r.next - r.taken_seen >= r.slots && r.next - (r.taken_seen = load_acquire(r.base)) >= r.slots)
+        return false;  // full: the receiver is behind
     uint8_t *slot = r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
     RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
     memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));

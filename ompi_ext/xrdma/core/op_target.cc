@@ -135,7 +135,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         incoming = reinterpret_cast<const void *>(uintptr_t(ref.addr));
         incoming_len = size_t(ref.len);
     }
-    if (!view.streamed) {
+    if (!view.streamed()) {
         view.incoming = incoming;
         view.incoming_len = incoming_len;
     }
@@ -146,7 +146,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     // mapped here (window_continue_at re-points the view at each).
     int rc = entry(x, p + prefix, size - prefix);
     char *const region = view.region;
-    if (rc == 0 && view.push) {
+    if (rc == 0 && view.push()) {
         if (stream_push_reply(x, view) != 0) rc = -1;
     } else if (rc == 0 && h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
         // No reply of its own: the target region goes back (MPI_Get).
@@ -207,7 +207,7 @@ const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
     if (!store_size(bytes, v ? v->incoming_len : 0)) return nullptr;
-    if (v && v->streamed && !v->incoming) return xrdma::mpi::stream_stage_all(x, *v);  // (a function that does not stream)
+    if (v && v->streamed() && !v->incoming) return xrdma::mpi::stream_stage_all(x, *v);  // (a function that does not stream)
     return v ? v->incoming : nullptr;
 }
 

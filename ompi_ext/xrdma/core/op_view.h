@@ -46,11 +46,15 @@ struct OpView {
     // call (for the region it was made for).
     std::vector<xrdma_block_t> *at;
     const char *at_region;
-    // Streamed incoming data (kIncomingStream): where it is at the origin,
-    // and the memory key to fetch it with (both in the operation's payload).
-    bool streamed = false;
-    bool push = false;  // kReplyStream: the Xget's reply is written into the origin's buffer
+    // What stays at the origin: nothing; the incoming data (kIncomingStream:
+    // fetched chunk by chunk); or the Xget's reply buffer (kReplyStream:
+    // the reply is written into it).
+    enum class AtOrigin : uint8_t { nothing, incoming, reply } at_origin = AtOrigin::nothing;
+    bool streamed() const { return at_origin == AtOrigin::incoming; }
+    bool push() const { return at_origin == AtOrigin::reply; }
     bool stream_used = false;  // xrdma_stream() or a fetch ran: stream_end() after the entry
+    // Streamed data: where it is at the origin, and the memory key to reach
+    // it with (both in the operation's payload).
     StreamRef stream{};  // (only read when streamed; stream_view() sets it)
     const uint8_t *rkey = nullptr;
 };

@@ -352,10 +352,10 @@ bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, bool r
     v.rkey = g.key;
     v.stream_used = true;  // (stream_end() forgets the key)
     if (reply) {
-        v.push = true;
+        v.at_origin = OpView::AtOrigin::reply;
         return true;
     }
-    v.streamed = true;
+    v.at_origin = OpView::AtOrigin::incoming;
     v.incoming = nullptr;
     v.incoming_len = size_t(ref.len);
     return true;
@@ -428,7 +428,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
             }
             if (rc) return rc;
         }
-    } else if (v->streamed && !v->incoming) {
+    } else if (v->streamed() && !v->incoming) {
         rc = fetch_all(x, *v, walk);
     } else {
         // Here already (sent along, or the origin's memory in this process):
@@ -441,7 +441,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
     if (rc) return rc;
     rc = completion ? completion(x, state) : 0;
     if (rc != 0 || v->op != XRDMA_OP_GET) return rc;
-    if (v->push) return g.rkey ? push_finish(x, *v) : 0;  // (nothing appended: the dispatch pushes the region)
+    if (v->push()) return g.rkey ? push_finish(x, *v) : 0;  // (nothing appended: the dispatch pushes the region)
     if (!g.reply.empty() && xrdma_reply(x, g.reply.data(), g.reply.size()) != 0)
         return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream_reply: the function also replied itself");
     return 0;
@@ -451,7 +451,7 @@ extern "C" int xrdma_stream_reply(xrdma_ctx_t *x, const void *data, size_t bytes
 {
     OpView *v = view_of(x);
     if (!v || !g.streaming || v->op != XRDMA_OP_GET || (bytes && !data)) return -1;
-    if (v->push) return push_bytes(x, *v, data, bytes) == 0 ? 0 : -1;
+    if (v->push()) return push_bytes(x, *v, data, bytes) == 0 ? 0 : -1;
     const size_t at = g.reply.size();
     g.reply.resize(at + bytes);
     if (bytes && ucx_ifunc_copy_checked(g.reply.data() + at, data, bytes) != 0) {

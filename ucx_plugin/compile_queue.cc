@@ -1,4 +1,4 @@
-// X-ops waiting for a bitcode compile, and those behind them (compile_queue.h).
+// X-ops waiting for a bitcode compile or a resend, and those behind them (compile_queue.h).
 #include "compile_queue.h"
 
 #include "code_cache.h"
@@ -7,6 +7,7 @@
 #include "loader_jit.h"
 #include "xrdma_common/log.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <list>
@@ -22,8 +23,11 @@ std::atomic<size_t> g_compile_parked{0};
 namespace {
 
 struct Parked {
-    std::unique_ptr<QueuedIncoming> in;  // a copy: the original may be UCX's buffer
+    std::unique_ptr<QueuedIncoming> in;  // a copy: the original may be UCX's buffer; nullptr: a hole
     std::string key;               // the compile it waits for; empty: it waits behind the one before
+    // A hole: the X-op its sender was asked to resend (its origin's rank and request id).
+    int32_t origin = 0;
+    uint64_t req_id = 0;
 };
 
 struct Sender {
@@ -42,6 +46,53 @@ struct Queue {
 
 std::mutex g_mu;
 std::unordered_map<ucx_ifunc_context *, Queue> g_queues;
+
+// Who sent @p in first (origin rank and request id: at the same place in
+// both invocation headers and in a withdrawal).
+void identity(const Incoming &in, int32_t *origin, uint64_t *req_id)
+{
+    InvokeShortHdr f;
+    memcpy(&f, in.hdr.data(), sizeof(f));
+    *origin = f.origin_rank;
+    *req_id = f.req_id;
+}
+
+// Whether @p in is the resend (or the withdrawal) of the X-op hole @p p waits for.
+bool fills(const Parked &p, const Incoming &in)
+{
+    if (p.in) return false;
+    int32_t origin;
+    uint64_t req_id;
+    identity(in, &origin, &req_id);
+    return p.origin == origin && p.req_id == req_id;
+}
+
+size_t max_parked()
+{
+    static const size_t bound = std::max<size_t>(1, config_get_ull("XRDMA_MAX_PARKED"));
+    return bound;
+}
+
+// An X-op beyond its sender's XRDMA_MAX_PARKED: answered with an error (to
+// its origin, once forwarded), so that a sender that never fills its hole,
+// or floods a compile, holds only so many of its own X-ops here.
+void refuse(ucx_ifunc_context *ctx, const Incoming &in, size_t parked)
+{
+    ctx->stats.rejected++;
+    InvokeShortHdr f;  // (the common front of both headers)
+    memcpy(&f, in.hdr.data(), sizeof(f));
+    const std::string why = "rank " + std::to_string(ctx->params.rank) + ": X-op refused, " +
+                            std::to_string(parked) +
+                            " X-ops of its sender already wait here for a compile or a resend (XRDMA_MAX_PARKED)";
+    XRDMA_DEBUG("%s", why.c_str());
+    if (!(f.flags & kForwarded)) {
+        if (in.reply_ep) send_reply(ctx, in.reply_ep, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
+    } else if (f.origin_rank == ctx->params.rank) {
+        complete_local(ctx, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
+    } else if (auto o = ctx->peers.find(f.origin_rank); o != ctx->peers.end()) {
+        send_reply(ctx, o->second, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
+    }
+}
 
 std::unique_ptr<QueuedIncoming> copy_of(const Incoming &in)
 {
@@ -96,7 +147,7 @@ bool next_ready(Queue &q, Parked *out, ucp_ep_h *ep)
     for (Sender &s : q.senders) {
         if (s.ops.empty()) continue;
         Parked &p = s.ops.front();
-        if (!p.key.empty() && !jit_compile_done(p.key)) continue;
+        if (!p.in || (!p.key.empty() && !jit_compile_done(p.key))) continue;  // a hole, or compiling
         *out = std::move(p);
         *ep = s.ep;
         s.ops.pop_front();
@@ -106,9 +157,39 @@ bool next_ready(Queue &q, Parked *out, ucp_ep_h *ep)
     return false;
 }
 
+// Forget what sender @p s parked (the compiles its X-ops wait for in @p keys).
+void forget_ops(Sender &s, std::vector<std::string> *keys)
+{
+    for (Parked &p : s.ops) {
+        g_compile_parked--;
+        if (!p.key.empty()) keys->push_back(p.key);
+    }
+    s.ops.clear();
+}
+
+// A failed sender's X-ops go, and its hole: nothing will fill it, and no
+// answer could reach it.
+void drop_failed(ucx_ifunc_context *ctx)
+{
+    if (ctx->failed_eps.empty()) return;
+    std::vector<std::string> keys;
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = g_queues.find(ctx);
+        if (it == g_queues.end()) return;
+        for (Sender &s : it->second.senders) {
+            if (s.ops.empty() || !ctx->failed_eps.count(s.ep)) continue;
+            XRDMA_DEBUG("dropping %zu X-ops parked for a compile or a resend: their sender failed", s.ops.size());
+            forget_ops(s, &keys);
+        }
+    }
+    for (const std::string &k : keys) jit_compile_release(k);
+}
+
 unsigned release_ready(ucx_ifunc_context *ctx)
 {
     if (ctx->in_handler || ctx->in_dispatch) return 0;
+    drop_failed(ctx);
     unsigned n = 0;
     for (;;) {
         Parked p;
@@ -149,6 +230,7 @@ unsigned release_ready(ucx_ifunc_context *ctx)
 bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr *h)
 {
     bool releasing = false, compiled = false;
+    size_t full = 0;  // X-ops its sender has parked, when it may not park one more
     {
         std::lock_guard<std::mutex> g(g_mu);
         auto it = g_queues.find(ctx);
@@ -160,12 +242,26 @@ bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const Invoke
             if (!releasing) {
                 for (Sender &s : q.senders) {
                     if (s.ep != in.reply_ep || s.ops.empty()) continue;
+                    if (fills(s.ops.front(), in)) {  // the resend its sender's hole waits for: it is first
+                        s.ops.pop_front();
+                        g_compile_parked--;
+                        releasing = true;
+                        break;
+                    }
+                    if (s.ops.size() >= max_parked()) {
+                        full = s.ops.size();
+                        break;
+                    }
                     s.ops.push_back(Parked{copy_of(in), std::string()});  // behind its sender's waiting X-op
                     g_compile_parked++;
                     return true;
                 }
             }
         }
+    }
+    if (full) {
+        refuse(ctx, in, full);
+        return true;
     }
     if (compiled) return false;
     std::string key;
@@ -198,6 +294,47 @@ unsigned compile_queue_release(ucx_ifunc_context *ctx)
     return n;
 }
 
+void compile_queue_need(ucx_ifunc_context *ctx, const Incoming &in, ReplyKind kind)
+{
+    if (!in.reply_ep) return;
+    send_need(ctx, in.reply_ep, in, kind);
+    Parked p;
+    identity(in, &p.origin, &p.req_id);
+    std::lock_guard<std::mutex> g(g_mu);
+    // It was its sender's first X-op here (arrived with nothing parked
+    // before it, or released from the front): all parked came after it.
+    sender_of(g_queues[ctx], in.reply_ep).ops.push_front(std::move(p));
+    g_compile_parked++;
+}
+
+bool compile_queue_withdrawal(ucx_ifunc_context *ctx, const Incoming &in)
+{
+    uint32_t magic;
+    if (in.hdr.size() < sizeof(magic)) return false;
+    memcpy(&magic, in.hdr.data(), sizeof(magic));
+    if (magic != kInvokeWithdrawMagic) return false;
+    std::string why;
+    if (invoke_withdraw_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why) != UCX_IFUNC_OK) {
+        ctx->stats.rejected++;
+        XRDMA_WARN("rank %d: dropping malformed withdrawal: %s", ctx->params.rank, why.c_str());
+        return true;
+    }
+    {
+        std::lock_guard<std::mutex> g(g_mu);
+        auto it = g_queues.find(ctx);
+        if (it != g_queues.end()) {
+            for (Sender &s : it->second.senders) {
+                if (s.ep != in.reply_ep || s.ops.empty() || !fills(s.ops.front(), in)) continue;
+                s.ops.pop_front();  // the X-ops behind it run from progress, in order
+                g_compile_parked--;
+                return true;
+            }
+        }
+    }
+    XRDMA_DEBUG("rank %d: withdrawal of an X-op no hole waits for: ignored", ctx->params.rank);
+    return true;
+}
+
 void compile_queue_drop(ucx_ifunc_context *ctx)
 {
     std::vector<std::string> keys;
@@ -205,12 +342,7 @@ void compile_queue_drop(ucx_ifunc_context *ctx)
         std::lock_guard<std::mutex> g(g_mu);
         auto it = g_queues.find(ctx);
         if (it == g_queues.end()) return;
-        for (Sender &s : it->second.senders) {
-            for (Parked &p : s.ops) {
-                g_compile_parked--;
-                if (!p.key.empty()) keys.push_back(p.key);
-            }
-        }
+        for (Sender &s : it->second.senders) forget_ops(s, &keys);
         g_queues.erase(it);
     }
     for (const std::string &k : keys) jit_compile_release(k);

@@ -8,6 +8,14 @@
 // had just arrived (target_handle_invoke): it links the compiled code, or
 // fails with the compile's error like an in-process compile would; then the
 // X-ops parked behind it run, in order.
+//
+// The same queue keeps order across a resend (ucx_ifunc(3), issue order):
+// a target that answers an X-op "need code" or "need bind" opens a hole at
+// the front of its sender's queue, which that X-op's resend (same origin
+// and request id, from the same sender) fills, or the sender's withdrawal
+// (wire.h, InvokeWithdrawHdr) closes; the sender's later X-ops wait behind
+// it meanwhile. A sender has at most XRDMA_MAX_PARKED X-ops parked; one
+// more is refused with an error answer. A failed sender's queue is dropped.
 #pragma once
 
 #include "wire.h"
@@ -21,7 +29,7 @@ namespace xrdma {
 
 struct Incoming;
 
-// X-ops parked in all contexts of the process (the fast paths' check).
+// X-ops (and holes) parked in all contexts of the process (the fast paths' check).
 extern std::atomic<size_t> g_compile_parked;
 
 // Park invocation @p in (full header @p h; nullptr: a short invocation,
@@ -29,6 +37,15 @@ extern std::atomic<size_t> g_compile_parked;
 // taken; the caller is done with it, and it is handled again as it arrived
 // when released).
 bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const InvokeHdr *h);
+// Answer invocation @p in "need code" or "need bind" (@p kind, send_need())
+// and hold its sender's (in.reply_ep's) later X-ops until the resend
+// arrives or the sender withdraws it.
+void compile_queue_need(ucx_ifunc_context *ctx, const Incoming &in, ReplyKind kind);
+// Whether @p in, refused as a short invocation, is a withdrawal (wire.h);
+// if so it is handled: a well-formed one closes its sender's hole (or
+// changes nothing if there is none), a malformed one is dropped with a
+// warning.
+bool compile_queue_withdrawal(ucx_ifunc_context *ctx, const Incoming &in);
 // Poll the compiles and run the parked X-ops that may run now, of every
 // context on @p ctx's worker; the number run.
 unsigned compile_queue_release(ucx_ifunc_context *ctx);

@@ -272,6 +272,10 @@ void flush_acks(ucx_ifunc_context *ctx);
 // Ask the sender of an invocation for its code (kReplyNeedCode), or to
 // resend a short one in full (kReplyNeedBind): the invocation goes back.
 void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind);
+// Tell the target on @p ep that invocation @p req_id (of origin
+// @p origin_rank), which it asked to be resent, will not be: its hole
+// closes (wire.h, InvokeWithdrawHdr).
+void send_withdraw(ucx_ifunc_context *ctx, ucp_ep_h ep, int32_t origin_rank, uint64_t req_id);
 // Send a control message (@p hdr, @p data) on the reply id, always as an
 // active message and outside the rings' count (ring.cc).
 ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void *hdr, size_t hdr_len,
@@ -281,6 +285,9 @@ ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void 
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
 // Origin side: handle one arrived reply.
 void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
+// Origin side: end request @p req_id of this context with an answer made here.
+void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, const std::string &msg,
+                    const void *reply, size_t reply_len);
 // Image bytes for hash @p h, from the registry or the cache; nullptr if gone.
 std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *ctx, const Hash &h);
 // Whether @p ep was sent the image with hash @p h (send_invoke() records it

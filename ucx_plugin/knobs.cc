@@ -27,6 +27,9 @@ const Knob knobs[] = {
      "auto: small messages (up to 1000 bytes with their header) to a peer whose memory UCX maps into this "
      "process (shared memory) are written into a ring in the peer's memory that its progress polls; elsewhere, "
      "and for larger messages, active messages. off: active messages only."},
+    {"XRDMA_MAX_PARKED", "65536",
+     "X-ops one sender may have waiting at a target, behind a bitcode compile or behind an X-op the target "
+     "asked it to resend (need code, need bind); one more is refused (UCX_IFUNC_ERR_NO_MEMORY). At least 1."},
     {"XRDMA_CODE", "auto", "Which part a target runs: auto, native or bitcode."},
     {"XRDMA_JIT_CACHE_DIR", "",
      "Directory where a target keeps the code it compiled from bitcode, so that a restarted target "

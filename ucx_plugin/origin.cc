@@ -53,10 +53,13 @@ ucp_ep_h resend_ep(ucx_ifunc_context *ctx, const Incoming &in, const ReplyHdr &r
 }
 
 // An invocation that cannot be resent ends with @p st at its origin: here,
-// or (a forward) at the origin rank through the peer table.
-void resend_failed(ucx_ifunc_context *ctx, bool mine, uint64_t req_id, int origin_rank, ucx_ifunc_status_t st,
-                   const std::string &msg)
+// or (a forward) at the origin rank through the peer table; and the target
+// that asked for it (on @p ep) stops holding this sender's later ones for
+// it (compile_queue.h).
+void resend_failed(ucx_ifunc_context *ctx, bool mine, ucp_ep_h ep, uint64_t req_id, int origin_rank,
+                   ucx_ifunc_status_t st, const std::string &msg)
 {
+    send_withdraw(ctx, ep, origin_rank, req_id);
     if (mine) {
         complete(ctx, req_id, st, ctx->params.rank, msg, nullptr, 0);
         return;
@@ -89,15 +92,16 @@ void handle_need_code(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
     ucp_ep_h ep = resend_ep(ctx, in, rh, ih.flags, ih.req_id, &mine);
     auto bytes = find_image_bytes(ctx, h);
     if (!bytes || !ep) {
-        resend_failed(ctx, mine, ih.req_id, ih.origin_rank, UCX_IFUNC_ERR_NO_ENTRY,
+        resend_failed(ctx, mine, ep ? ep : in.reply_ep, ih.req_id, ih.origin_rank, UCX_IFUNC_ERR_NO_ENTRY,
                       "rank " + std::to_string(rh.rank) + " needs image " + hash_hex(h, 8) + " which rank " +
                           std::to_string(ctx->params.rank) + " no longer has");
         return;
     }
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, std::string(entry, ih.entry_len), bytes, args, ih.args_len);
-    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
-        complete(ctx, ih.req_id, st, rh.rank, "resending with code failed", nullptr, 0);
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS)
+        resend_failed(ctx, mine, ep, ih.req_id, ih.origin_rank, st,
+                      "rank " + std::to_string(ctx->params.rank) + ": resending with code failed");
 }
 
 // A target (or a forward hop) did not know the index of a short invocation:
@@ -116,7 +120,7 @@ void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
     ucp_ep_h ep = resend_ep(ctx, in, rh, s.flags, s.req_id, &mine);
     const BoundSlot *slot = ep ? binding_reannounce(ctx, ep, s.index) : nullptr;
     if (!slot) {
-        resend_failed(ctx, mine, s.req_id, s.origin_rank, UCX_IFUNC_ERR_PROTOCOL,
+        resend_failed(ctx, mine, ep ? ep : in.reply_ep, s.req_id, s.origin_rank, UCX_IFUNC_ERR_PROTOCOL,
                       "rank " + std::to_string(rh.rank) + " returned a short invocation with index " +
                           std::to_string(s.index) + ", which rank " + std::to_string(ctx->params.rank) +
                           " never bound");
@@ -126,8 +130,9 @@ void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
     const std::string entry = slot->entry;  // (a copy: the send may add slots)
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, entry, nullptr, d + sizeof(s), in.data.size() - sizeof(s));
-    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS && mine)
-        complete(ctx, s.req_id, st, rh.rank, "resending in full failed", nullptr, 0);
+    if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS)
+        resend_failed(ctx, mine, ep, s.req_id, s.origin_rank, st,
+                      "rank " + std::to_string(ctx->params.rank) + ": resending in full failed");
 }
 
 }  // namespace

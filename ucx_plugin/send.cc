@@ -280,4 +280,13 @@ bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h)
     return true;
 }
 
+void send_withdraw(ucx_ifunc_context *ctx, ucp_ep_h ep, int32_t origin_rank, uint64_t req_id)
+{
+    if (!ep || (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep))) return;
+    const InvokeWithdrawHdr w{kInvokeWithdrawMagic, kWireVersion, 0, 0, origin_rank, 0, req_id};
+    ctx->stats.bytes_sent += sizeof(w);
+    Message m{&w, sizeof(w), {{nullptr, 0}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    transmit(ctx, ep, ctx->am_invoke, m);  // (behind the invocations sent there before it)
+}
+
 }  // namespace xrdma

@@ -258,6 +258,7 @@ void reject_malformed(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_stat
 
 __attribute__((noinline, cold)) void reject_short(ucx_ifunc_context *ctx, const Incoming &in)
 {
+    if (compile_queue_withdrawal(ctx, in)) return;  // not an invocation: a sender's withdrawal (wire.h)
     std::string why;
     const ucx_ifunc_status_t st = invoke_short_check(in.hdr.data(), in.hdr.size(), in.data.size(), &why);
     reject_malformed(ctx, in, st, why);
@@ -285,8 +286,8 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         reject_short(ctx, in);
         return;
     }
-    // Behind its sender's X-op that waits for a compile (before the lookup:
-    // that X-op may be the full one that binds this index).
+    // Behind its sender's X-op that waits for a compile or a resend (before
+    // the lookup: that X-op may be the full one that binds this index).
     if (in.reply_ep && compile_queue_hold_short(ctx, in)) return;
     InvokeShortHdr s;
     memcpy(&s, in.hdr.data(), sizeof(s));
@@ -294,7 +295,7 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
     if (!b) {
         if (in.reply_ep) {
             XRDMA_DEBUG("rank %d: unknown binding %u, asking for the full invocation", ctx->params.rank, s.index);
-            send_need(ctx, in.reply_ep, in, kReplyNeedBind);
+            compile_queue_need(ctx, in, kReplyNeedBind);  // (its sender's later X-ops wait for the resend)
         } else {
             ctx->stats.rejected++;
         }
@@ -357,7 +358,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     st = find_entry(ctx, hash, (h.flags & kHasCode) ? image : nullptr, h.image_len, entry, &img, &fn, &why);
     if (st == UCX_IFUNC_ERR_NEED_CODE) {
         XRDMA_DEBUG("need code for %s", hash_hex(hash, 8).c_str());
-        send_need(ctx, in.reply_ep, in, kReplyNeedCode);
+        compile_queue_need(ctx, in, kReplyNeedCode);
         return;
     }
     if (st != UCX_IFUNC_OK) {

@@ -65,6 +65,27 @@ static_assert(sizeof(InvokeShortHdr) == 24, "wire layout");
 constexpr uint32_t kInvokeShortMagic = 0x53495258;  // "XRIS"
 constexpr uint32_t kMaxBindings = 1024;             // indices per sender endpoint
 
+// A sender's answer to a need-code or need-bind answer when it cannot
+// resend the invocation (the image is gone here, the index was never bound,
+// the send failed): the target held that sender's later invocations behind
+// the one it asked for (compile_queue.h), and lets them run now. Sent on
+// the invocation id; the same size and front as InvokeShortHdr (the target
+// tells them apart by magic, off the path of invocations), no data.
+struct InvokeWithdrawHdr {
+    uint32_t magic;       // kInvokeWithdrawMagic
+    uint8_t  version;     // kWireVersion
+    uint8_t  flags;       // 0
+    uint16_t reserved;    // 0
+    int32_t  origin_rank; // as in the invocation withdrawn
+    uint32_t reserved2;   // 0
+    uint64_t req_id;      // the invocation withdrawn
+};
+static_assert(sizeof(InvokeWithdrawHdr) == sizeof(InvokeShortHdr), "wire layout");
+static_assert(offsetof(InvokeWithdrawHdr, origin_rank) == offsetof(InvokeShortHdr, origin_rank) &&
+                  offsetof(InvokeWithdrawHdr, req_id) == offsetof(InvokeShortHdr, req_id),
+              "wire layout");
+constexpr uint32_t kInvokeWithdrawMagic = 0x57495258;  // "XRIW"
+
 enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2, kReplyNeedBind = 3 };
 
 // AM header of a reply. Data: message (msg_len), then reply bytes. For
@@ -135,6 +156,8 @@ inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, si
 {
     return invoke_short_ok(hdr, hdr_len, data_len) ? UCX_IFUNC_OK : invoke_short_reject(hdr, hdr_len, data_len, why);
 }
+// Check an InvokeWithdrawHdr and its data length (none).
+ucx_ifunc_status_t invoke_withdraw_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
 // Check a ReplyHdr against its data length.
 ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
                                    std::string *why);

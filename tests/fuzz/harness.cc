@@ -230,19 +230,40 @@ void fuzz_elf(const uint8_t *data, size_t size)
 
 namespace {
 
+// Whether header check @p check (called @p name) accepted; what it
+// answered, and why, is checked either way.
+template <typename Check>
+bool accepted(const char *name, Check check)
+{
+    std::string why;
+    ucx_ifunc_status_t st = check(&why);
+    FUZZ_CHECK(st == UCX_IFUNC_OK || st == UCX_IFUNC_ERR_PROTOCOL, "%s returned %d", name, int(st));
+    check_message(why, st == UCX_IFUNC_OK);
+    return st == UCX_IFUNC_OK;
+}
+
 // A short (warm) invocation: header, then only the args.
 void check_invoke_short(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t len)
 {
-    std::string why;
-    ucx_ifunc_status_t st = invoke_short_check(hdr, hdr_len, len, &why);
-    FUZZ_CHECK(st == UCX_IFUNC_OK || st == UCX_IFUNC_ERR_PROTOCOL, "invoke_short_check returned %d", int(st));
-    check_message(why, st == UCX_IFUNC_OK);
-    if (st != UCX_IFUNC_OK) return;
+    if (!accepted("invoke_short_check", [&](std::string *why) { return invoke_short_check(hdr, hdr_len, len, why); }))
+        return;
     InvokeShortHdr h;
     memcpy(&h, hdr, sizeof(h));
     FUZZ_CHECK(h.index < kMaxBindings, "index %u", h.index);
     FUZZ_CHECK(!(h.flags & ~kForwarded), "flags %u", h.flags);
     touch(d, len);
+}
+
+// A withdrawal (a header of a short invocation's size, refused as one,
+// that the target then checks as a withdrawal): no data.
+void check_withdrawal(const uint8_t *hdr, size_t hdr_len, size_t len)
+{
+    if (!accepted("invoke_withdraw_check",
+                  [&](std::string *why) { return invoke_withdraw_check(hdr, hdr_len, len, why); }))
+        return;
+    InvokeWithdrawHdr h;
+    memcpy(&h, hdr, sizeof(h));
+    FUZZ_CHECK(h.magic == kInvokeWithdrawMagic && h.flags == 0 && len == 0, "withdrawal accepted with flags %u", h.flags);
 }
 
 void check_invoke(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t len, bool need_code_copy)
@@ -387,9 +408,10 @@ void fuzz_wire(const uint8_t *data, size_t size)
     if (hdr_len > size) hdr_len = size;
     Bytes hdr(data, hdr_len);
     Bytes rest(data + hdr_len, size - hdr_len);
-    if (sel == kWireInvoke && hdr.size == sizeof(InvokeShortHdr))  // as the target tells them apart
+    if (sel == kWireInvoke && hdr.size == sizeof(InvokeShortHdr)) {  // as the target tells them apart
         check_invoke_short(hdr.data(), hdr.size, rest.data(), rest.size);
-    else if (sel == kWireInvoke)
+        check_withdrawal(hdr.data(), hdr.size, rest.size);
+    } else if (sel == kWireInvoke)
         check_invoke(hdr.data(), hdr.size, rest.data(), rest.size, false);
     else
         check_reply(hdr.data(), hdr.size, rest.data(), rest.size);

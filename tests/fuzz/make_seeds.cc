@@ -190,6 +190,10 @@ int main(int argc, char **argv)
     const uint8_t short_len = uint8_t(0x80 | sizeof(InvokeShortHdr));
     put("wire/invoke-short", with_selector(kWireInvoke, short_invoke_msg(2, args), true, short_len));
     put("wire/invoke-short-forwarded", with_selector(kWireInvoke, short_invoke_msg(0, args, kForwarded), true, short_len));
+    const InvokeWithdrawHdr w{kInvokeWithdrawMagic, kWireVersion, 0, 0, 0, 0, 7};
+    Buf withdrawal;
+    append(&withdrawal, &w, sizeof(w));
+    put("wire/invoke-withdrawal", with_selector(kWireInvoke, withdrawal, true, short_len));
     put("wire/reply-need-bind", with_selector(kWireReply, need_code_msg(short_invoke_msg(2, args), kReplyNeedBind), true));
     put("wire/frame-code", with_selector(kWireFrame, frame("f", &small, args, false, 64), false));
     put("wire/frame-hash-only", with_selector(kWireFrame, frame("add_u64", nullptr, args, false, 0), false));

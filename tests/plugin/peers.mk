@@ -1,12 +1,12 @@
 # Plugin tests between real processes (origin = the test, targets = peers).
 TEST_IFUNC_IMAGES += tests/plugin/ifuncs/basic.xfn tests/plugin/ifuncs/unresolved.xfn \
 	tests/plugin/ifuncs/probe.xfn tests/plugin/ifuncs/faults.xfn tests/plugin/ifuncs/forbidden.xfn \
-	tests/plugin/ifuncs/runaway.xfn tests/plugin/ifuncs/libc_faults.xfn
+	tests/plugin/ifuncs/runaway.xfn tests/plugin/ifuncs/libc_faults.xfn tests/plugin/ifuncs/order.xfn
 EXTRA_DIST += tests/plugin/ifuncs/basic.c tests/plugin/ifuncs/unresolved.c \
 	tests/plugin/ifuncs/probe.c tests/plugin/ifuncs/faults.c tests/plugin/ifuncs/forbidden.c \
-	tests/plugin/ifuncs/runaway.c tests/plugin/ifuncs/libc_faults.c \
+	tests/plugin/ifuncs/runaway.c tests/plugin/ifuncs/libc_faults.c tests/plugin/ifuncs/order.c \
 	tests/plugin/peer_state.h tests/plugin/compat/counter.c
-tests/plugin/ifuncs/basic.xfn: tests/plugin/peer_state.h
+tests/plugin/ifuncs/basic.xfn tests/plugin/ifuncs/order.xfn: tests/plugin/peer_state.h
 
 # An ifunc library in the published API's form, built without the C start
 # files (still accepted; the libraries below have them).

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -590,6 +591,94 @@ TEST_F(Hostile, MalformedInvocations)
         << "the target did not reject all malformed invocations";
     EXPECT_EQ(before.executed, c->peer_stats(1).executed);
     expect_serving();
+}
+
+// A sender that is asked to resend an invocation and never does (nor
+// withdraws it) holds only its own later invocations, and only
+// XRDMA_MAX_PARKED of them: more are refused with an error answer; other
+// senders are served meanwhile. A malformed withdrawal is dropped; a
+// well-formed one closes the hole, and the held invocations run in order.
+namespace {
+struct Answers {
+    std::vector<xrdma::ReplyHdr> got;
+    std::vector<std::string> message;
+};
+ucs_status_t answer_cb(void *arg, const void *header, size_t header_length, void *data, size_t length,
+                       const ucp_am_recv_param_t *param)
+{
+    xrdma::ReplyHdr h;
+    if (header_length != sizeof(h) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) return UCS_OK;
+    memcpy(&h, header, sizeof(h));
+    if (h.magic != xrdma::kReplyMagic) return UCS_OK;  // (ring requests and the like)
+    auto *a = static_cast<Answers *>(arg);
+    a->got.push_back(h);
+    a->message.emplace_back(static_cast<const char *>(data), h.kind == xrdma::kReplyResult ? std::min<size_t>(h.msg_len, length) : 0);
+    return UCS_OK;
+}
+}  // namespace
+
+TEST_F(Hostile, HoleNeverFilledHoldsOnlyItsSender)
+{
+    setenv("XRDMA_MAX_PARKED", "8", 1);
+    start();
+    unsetenv("XRDMA_MAX_PARKED");
+    const ucx_ifunc_stats_t before = c->peer_stats(1);
+    // A sender of its own, without the library: it never answers.
+    UcxEnv silent(4096);
+    Answers answers;
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = xrdma::kAmReply;
+    hp.cb = answer_cb;
+    hp.arg = &answers;
+    ASSERT_EQ(UCS_OK, ucp_worker_set_am_recv_handler(silent.worker, &hp));
+    ucp_ep_h ep = silent.connect(c->peer(1).address);
+    auto send = [&](const void *hdr, size_t len) {
+        ucp_request_param_t p{};
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, xrdma::kAmInvoke, hdr, len, nullptr, 0, &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(silent.worker);
+            ucp_request_free(r);
+        }
+    };
+    auto wait_answers = [&](size_t n) {
+        return c->progress_until([&] { return ucp_worker_progress(silent.worker), answers.got.size() >= n; }, 30);
+    };
+    // An index the target never bound: asked for in full, which never comes.
+    xrdma::InvokeShortHdr s{xrdma::kInvokeShortMagic, xrdma::kWireVersion, 0, 5, 0, 0, 1};
+    send(&s, sizeof(s));
+    ASSERT_TRUE(wait_answers(1));
+    EXPECT_EQ(xrdma::kReplyNeedBind, answers.got[0].kind);
+    // Held behind it: 7 (with the hole, 8 parked); the 13 past them refused.
+    for (uint64_t id = 2; id <= 21; ++id) {
+        s.req_id = id;
+        send(&s, sizeof(s));
+    }
+    ASSERT_TRUE(wait_answers(14)) << "the target answered " << answers.got.size() << " of 14";
+    for (size_t i = 1; i < 14; ++i) {
+        EXPECT_EQ(xrdma::kReplyResult, answers.got[i].kind);
+        EXPECT_EQ(UCX_IFUNC_ERR_NO_MEMORY, answers.got[i].status);
+        EXPECT_EQ(8 + i, answers.got[i].req_id) << "refused out of order";
+        EXPECT_NE(std::string::npos, answers.message[i].find("XRDMA_MAX_PARKED")) << answers.message[i];
+    }
+    expect_serving();  // another sender meanwhile
+    // A malformed withdrawal (a flag set) changes nothing; a well-formed one
+    // lets the first held invocation (request 2) run: asked for in full again.
+    xrdma::InvokeWithdrawHdr w{xrdma::kInvokeWithdrawMagic, xrdma::kWireVersion, 1, 0, 0, 0, 1};
+    const uint64_t rejected = c->peer_stats(1).rejected;
+    send(&w, sizeof(w));
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected > rejected; }, 30))
+        << "the malformed withdrawal was not rejected";
+    EXPECT_EQ(14u, answers.got.size());
+    w.flags = 0;
+    send(&w, sizeof(w));
+    ASSERT_TRUE(wait_answers(15));
+    EXPECT_EQ(xrdma::kReplyNeedBind, answers.got[14].kind);
+    EXPECT_EQ(2u, answers.got[14].req_id) << "the held invocations did not run in order";
+    EXPECT_EQ(before.executed + 1, c->peer_stats(1).executed);  // expect_serving()'s only
+    silent.close(ep);
 }
 
 // Ring control messages straight on the wire (ring.cc): malformed ones are

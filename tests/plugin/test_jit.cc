@@ -828,6 +828,34 @@ TEST_P(JitGated, FailedCompileEndsOnlyItsOpAndReleasesThoseBehind)
     EXPECT_TRUE(c->peer_alive(1));
 }
 
+// A compile fails while short invocations of its image wait behind it:
+// the first of them is asked for again (its index names no code), and the
+// X-ops behind it, of that image or another, wait for its resend (issue
+// order, ucx_ifunc(3)), which brings the code and compiles anew.
+TEST_P(JitGated, FailedCompileKeepsIssueOrderOfThoseBehind)
+{
+    ucx_ifunc_h count_bc = reg_mem(bitcode_only(), "count");
+    Result cold, warm[2], full;
+    c->invoke_async(count_bc, 1, nullptr, 0, &cold);
+    ASSERT_TRUE(helper_waits());
+    for (Result &r : warm) c->invoke_async(count_bc, 1, nullptr, 0, &r);  // short, behind it
+    c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &full);     // another image, after them
+    open_gate('c');  // the compiler crashes
+    ASSERT_TRUE(c->progress_until([&] { return cold.done; }));
+    EXPECT_EQ(UCX_IFUNC_ERR_BAD_CODE, cold.status) << cold.message;
+    ASSERT_TRUE(helper_waits()) << "the resend of the first warm one did not compile";
+    EXPECT_FALSE(full.done) << "an X-op ran before those issued ahead of it, which were asked for again";
+    open_gate('g');
+    ASSERT_TRUE(c->progress_until([&] { return warm[0].done && warm[1].done && full.done; }));
+    for (uint64_t i = 0; i < 2; ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, warm[i].status) << warm[i].message;
+        EXPECT_EQ(1 + i, as_u64(warm[i].reply)) << "in issue order";
+    }
+    ASSERT_EQ(UCX_IFUNC_OK, full.status) << full.message;
+    EXPECT_EQ(3u, as_u64(full.reply)) << "after the warm ones issued before it";
+    EXPECT_TRUE(c->peer_alive(1));
+}
+
 INSTANTIATE_TEST_SUITE_P(Transports, JitGated, ::testing::ValuesIn(transports()),
                          [](const auto &info) { return info.param; });
 

@@ -82,6 +82,8 @@ protected:
         c.reset();
     }
 
+    void expect_issue_order_across_resends(const char *x_first, const char *x_again);
+
     std::unique_ptr<Cluster> c;
     std::vector<ucx_ifunc_h> fs;
 };
@@ -320,6 +322,83 @@ TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
     EXPECT_EQ(1u, s.need_code_received);
     EXPECT_EQ(2u, s.code_sends);
     EXPECT_EQ(2u, c->peer_stats(1).images_loaded);
+}
+
+// Invocations from one origin to one target run in the order they were
+// issued, also when the target asks for one again (ucx_ifunc(3)). With
+// room for one image there, order.xfn and basic.xfn take turns; each round
+// issues @p x (order.xfn, whose image the target dropped: asked for again)
+// and right behind it "count" (basic.xfn), already on its way when the
+// target asks for the first: it must wait for the first's resend. Each
+// ifunc replies the number it took from the target's counter.
+void Plugin::expect_issue_order_across_resends(const char *x_first, const char *x_again)
+{
+    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
+    start(1);
+    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    ucx_ifunc_h first = reg("order", x_first);
+    ucx_ifunc_h again = reg("order", x_again);
+    ucx_ifunc_h count = reg("basic", "count");
+    Result r = c->invoke(first, 1, nullptr, 0);  // order.xfn loaded and bound
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    ASSERT_EQ(1u, as_u64(r.reply));
+    r = c->invoke(count, 1, nullptr, 0);  // basic.xfn loaded and bound, order.xfn dropped
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    ASSERT_EQ(2u, as_u64(r.reply));
+    ucx_ifunc_stats_t s0, s1;
+    ucx_ifunc_stats(c->ctx, &s0);
+    for (uint64_t round = 0; round < 3; ++round) {
+        Result a, b;
+        c->invoke_async(again, 1, nullptr, 0, &a);
+        c->invoke_async(count, 1, nullptr, 0, &b);
+        ASSERT_TRUE(c->progress_until([&] { return a.done && b.done; })) << "round " << round;
+        ASSERT_EQ(UCX_IFUNC_OK, a.status) << a.message;
+        ASSERT_EQ(UCX_IFUNC_OK, b.status) << b.message;
+        EXPECT_EQ(3 + 2 * round, as_u64(a.reply)) << "round " << round << ": '" << x_again
+                                                  << "' was asked for again and overtaken by 'count' issued after it";
+        EXPECT_EQ(4 + 2 * round, as_u64(b.reply)) << "round " << round;
+    }
+    ucx_ifunc_stats(c->ctx, &s1);
+    EXPECT_GE(s1.need_code_received - s0.need_code_received, 3u) << "the target never asked for the code again";
+    EXPECT_EQ(0u, c->peer_stats(1).rejected);
+}
+
+// The first of the pair is short (its binding names the dropped image):
+// need bind, then need code for its full resend.
+TEST_P(Plugin, IssueOrderKeptAcrossNeedBind) { expect_issue_order_across_resends("tick", "tick"); }
+
+// The first of the pair is the first call of another entry of the dropped
+// image: sent in full without the code (this target had it), need code.
+TEST_P(Plugin, IssueOrderKeptAcrossNeedCode) { expect_issue_order_across_resends("tick", "tock"); }
+
+// A target asks for an invocation that its origin can no longer resend
+// (the image was deregistered meanwhile): the origin ends it with an error
+// and withdraws it at the target (wire.h), whose later invocations from
+// this origin, held behind it, then run.
+TEST_P(Plugin, WithdrawnResendDoesNotStallLaterInvocations)
+{
+    start(1);
+    ucx_ifunc_h gone = nullptr;
+    ASSERT_EQ(UCX_IFUNC_OK,
+              ucx_ifunc_register_file(c->ctx, Cluster::image_path("order").c_str(), "tick", &gone));
+    ucx_ifunc_h count = reg("basic", "count");
+    Result r = c->invoke(gone, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    r = c->invoke(count, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    ASSERT_EQ(2u, as_u64(r.reply));
+    c->ctrl(1, {'F'});  // the target forgets both images, and the bindings
+    Result a, b;
+    c->invoke_async(gone, 1, nullptr, 0, &a);
+    c->invoke_async(count, 1, nullptr, 0, &b);
+    ucx_ifunc_deregister(gone);  // its image goes with it: the need-code answer finds nothing to send
+    ASSERT_TRUE(c->progress_until([&] { return a.done && b.done; }, 30))
+        << "an invocation held behind a withdrawn one never ran";
+    EXPECT_EQ(UCX_IFUNC_ERR_NO_ENTRY, a.status) << a.message;
+    EXPECT_NE(std::string::npos, a.message.find("no longer has")) << a.message;
+    ASSERT_EQ(UCX_IFUNC_OK, b.status) << b.message;
+    EXPECT_EQ(3u, as_u64(b.reply));
+    expect_serving(1);
 }
 
 chase_args route(std::initializer_list<int> ranks)

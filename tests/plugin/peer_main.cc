@@ -12,6 +12,8 @@
 //       the published-API ifunc "pong" from that dir and prepare a message
 //   'E' ucp_poll_ifunc errors: count (u64), last status (u64)
 //   'Q' quit
+// XRDMA_TEST_CACHE_1_AT=<rank>: that peer's code cache holds one image
+// (XRDMA_CODE_CACHE_SIZE=1), the others' the default.
 #include "loader_jit.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
 #include "peer_state.h"
@@ -37,6 +39,7 @@ int main(int argc, char **argv)
     }
     int fd = atoi(argv[1]);
     int rank = atoi(argv[2]);
+    if (const char *r = getenv("XRDMA_TEST_CACHE_1_AT"); r && atoi(r) == rank) setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
     UcxEnv env;
     peer_state state{};
     ucx_ifunc_context_params_t cp{};

@@ -371,6 +371,37 @@ TEST_P(Plugin, IssueOrderKeptAcrossNeedBind) { expect_issue_order_across_resends
 // image: sent in full without the code (this target had it), need code.
 TEST_P(Plugin, IssueOrderKeptAcrossNeedCode) { expect_issue_order_across_resends("tick", "tock"); }
 
+// The same for invocations a forwarder sends on (rank 2 forwards both to
+// rank 1, which has room for one image): the need answers go to the
+// forwarder, which resends, and rank 1 holds what the forwarder sent after
+// the one it asked for again.
+TEST_P(Plugin, IssueOrderKeptAcrossResendsOfForwards)
+{
+    setenv("XRDMA_TEST_CACHE_1_AT", "1", 1);  // (the forwarder keeps both images, to resend them)
+    start(2);
+    unsetenv("XRDMA_TEST_CACHE_1_AT");
+    ucx_ifunc_h x = reg("order", "tick_at");
+    ucx_ifunc_h y = reg("order_b", "tick_at");
+    const int32_t at = 1;
+    for (ucx_ifunc_h f : {x, y}) {  // each image to rank 1 once: y's drops x's there
+        Result r = c->invoke(f, 2, &at, sizeof(at));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    }
+    for (uint64_t round = 0; round < 3; ++round) {
+        Result a, b;
+        c->invoke_async(x, 2, &at, sizeof(at), &a);
+        c->invoke_async(y, 2, &at, sizeof(at), &b);
+        ASSERT_TRUE(c->progress_until([&] { return a.done && b.done; })) << "round " << round;
+        ASSERT_EQ(UCX_IFUNC_OK, a.status) << a.message;
+        ASSERT_EQ(UCX_IFUNC_OK, b.status) << b.message;
+        EXPECT_EQ(1, a.rank);
+        EXPECT_EQ(3 + 2 * round, as_u64(a.reply)) << "round " << round << ": overtaken by a later forward";
+        EXPECT_EQ(4 + 2 * round, as_u64(b.reply)) << "round " << round;
+    }
+    EXPECT_EQ(8u, c->peer_counter(1));
+    EXPECT_EQ(0u, c->peer_counter(2)) << "nothing ran at the forwarder";
+}
+
 // A target asks for an invocation that its origin can no longer resend
 // (the image was deregistered meanwhile): the origin ends it with an error
 // and withdraws it at the target (wire.h), whose later invocations from

@@ -16,11 +16,6 @@
 
 using namespace xrdma;
 
-namespace xrdma {
-void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status,
-                    const std::string &msg, const void *reply, size_t reply_len);
-}
-
 namespace {
 
 const std::string kNoMessage;  // (a success's message, not made per invocation)

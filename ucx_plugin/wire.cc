@@ -89,8 +89,7 @@ ucx_ifunc_status_t invoke_short_reject(const void *hdr_p, size_t hdr_len, size_t
     return UCX_IFUNC_OK;  // (called only for a header invoke_short_check() refused)
 }
 
-ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
-                                   std::string *why)
+ucx_ifunc_status_t reply_hdr_check_all(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why)
 {
     if (hdr_len != sizeof(ReplyHdr)) {
         *why = "reply header size mismatch";

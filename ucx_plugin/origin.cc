@@ -22,17 +22,22 @@ ucx_ifunc_status_t read_image_file(const char *path, std::vector<uint8_t> *out)
     return st;
 }
 
-void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
-              const char *msg, const void *reply, size_t reply_len)
+// End invocation @p req_id: its callback gets @p r.
+void complete(ucx_ifunc_context *ctx, uint64_t req_id, const ucx_ifunc_result_t &r)
 {
     Pending p;
     if (!ctx->pending.take(req_id, &p)) {
         XRDMA_WARN("reply for unknown request %llu from rank %d dropped",
-                   (unsigned long long)req_id, rank);
+                   (unsigned long long)req_id, r.rank);
         return;
     }
-    ucx_ifunc_result_t r{status, reply, reply_len, rank, msg};
     p.cb(&r, p.user_data);
+}
+
+void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
+              const char *msg, const void *reply, size_t reply_len)
+{
+    complete(ctx, req_id, ucx_ifunc_result_t{status, reply, reply_len, rank, msg});
 }
 
 // The endpoint to resend an invocation a need-code or need-bind answer
@@ -164,10 +169,11 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
     if (rh.kind == kReplyAcks) {
+        const ucx_ifunc_result_t ok{UCX_IFUNC_OK, nullptr, 0, rh.rank, ""};  // (the same for each)
         for (size_t off = 0; off < rh.reply_len; off += sizeof(uint64_t)) {
             uint64_t id;
             memcpy(&id, in.data.data() + off, sizeof(id));
-            complete(ctx, id, UCX_IFUNC_OK, rh.rank, "", nullptr, 0);
+            complete(ctx, id, ok);
         }
         return;
     }

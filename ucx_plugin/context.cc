@@ -44,9 +44,7 @@ void fail_pending(ucx_ifunc_context *ctx, ucp_ep_h ep, const char *why)
 {
     // Collect first: callbacks may issue new invocations.
     std::vector<std::pair<uint64_t, Pending>> gone;
-    for (auto &kv : ctx->pending)
-        if (ep == nullptr || kv.second.ep == ep) gone.emplace_back(kv);
-    for (auto &kv : gone) ctx->pending.erase(kv.first);
+    ctx->pending.take_all(ep, &gone);
     for (auto &kv : gone) {
         ucx_ifunc_result_t r{UCX_IFUNC_ERR_PEER, nullptr, 0, -1, why};
         kv.second.cb(&r, kv.second.user_data);

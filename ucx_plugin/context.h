@@ -5,6 +5,7 @@
 #include "code_cache.h"
 #include "xrdma_common/free_list.h"
 #include "image.h"
+#include "pending.h"
 #include "ucx_ifunc.h"
 #include "wire.h"
 #include "xrdma_ifunc.h"
@@ -161,12 +162,6 @@ struct BoundSlot {
     bool announce = true;
 };
 
-struct Pending {
-    ucx_ifunc_complete_cb_t cb;
-    void *user_data;
-    ucp_ep_h ep;
-};
-
 }  // namespace xrdma
 
 struct ucx_ifunc_context {
@@ -183,13 +178,8 @@ struct ucx_ifunc_context {
     size_t imm_fail_min = SIZE_MAX;
     unsigned imm_skipped = 0;
     uint64_t next_req_id = 1;
-    // Invocations in flight, by request id; their nodes come from pending_nodes.
-    using PendingPool = xrdma::NodePool<256>;
-    PendingPool pending_nodes;
-    std::unordered_map<uint64_t, xrdma::Pending, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                       xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>>
-        pending{0, std::hash<uint64_t>(), std::equal_to<uint64_t>(),
-                xrdma::PoolAllocator<std::pair<const uint64_t, xrdma::Pending>, PendingPool>(&pending_nodes)};
+    // Invocations in flight, by request id (pending.h).
+    xrdma::PendingTable pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
     // The peer an answer went to last (route_to_origin), and the rank a
     // forward was last checked for (is_peer); reset when peers change.

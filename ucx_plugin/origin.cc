@@ -22,19 +22,22 @@ ucx_ifunc_status_t read_image_file(const char *path, std::vector<uint8_t> *out)
     return st;
 }
 
-void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
-              const std::string &msg, const void *reply, size_t reply_len)
+// End invocation @p req_id: its callback gets @p r.
+void complete(ucx_ifunc_context *ctx, uint64_t req_id, const ucx_ifunc_result_t &r)
 {
-    auto it = ctx->pending.find(req_id);
-    if (it == ctx->pending.end()) {
+    Pending p;
+    if (!ctx->pending.take(req_id, &p)) {
         XRDMA_WARN("reply for unknown request %llu from rank %d dropped",
-                   (unsigned long long)req_id, rank);
+                   (unsigned long long)req_id, r.rank);
         return;
     }
-    Pending p = it->second;
-    ctx->pending.erase(it);
-    ucx_ifunc_result_t r{status, reply, reply_len, rank, msg.c_str()};
     p.cb(&r, p.user_data);
+}
+
+void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, int rank,
+              const char *msg, const void *reply, size_t reply_len)
+{
+    complete(ctx, req_id, ucx_ifunc_result_t{status, reply, reply_len, rank, msg});
 }
 
 // The endpoint to resend an invocation a need-code or need-bind answer
@@ -43,8 +46,9 @@ void complete(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status
 ucp_ep_h resend_ep(ucx_ifunc_context *ctx, const Incoming &in, const ReplyHdr &rh, uint8_t flags, uint64_t req_id,
                    bool *mine)
 {
-    *mine = !(flags & kForwarded) && ctx->pending.count(req_id);
-    ucp_ep_h ep = *mine ? ctx->pending[req_id].ep : in.reply_ep;
+    const Pending *p = (flags & kForwarded) ? nullptr : ctx->pending.find(req_id);
+    *mine = p != nullptr;
+    ucp_ep_h ep = *mine ? p->ep : in.reply_ep;
     if (!*mine) {
         auto p = ctx->peers.find(rh.rank);
         if (p != ctx->peers.end()) ep = p->second;
@@ -61,7 +65,7 @@ void resend_failed(ucx_ifunc_context *ctx, bool mine, ucp_ep_h ep, uint64_t req_
 {
     send_withdraw(ctx, ep, origin_rank, req_id);
     if (mine) {
-        complete(ctx, req_id, st, ctx->params.rank, msg, nullptr, 0);
+        complete(ctx, req_id, st, ctx->params.rank, msg.c_str(), nullptr, 0);
         return;
     }
     auto o = ctx->peers.find(origin_rank);
@@ -154,7 +158,8 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
         if (in.hdr.size() == sizeof(rh)) {
             memcpy(&rh, in.hdr.data(), sizeof(rh));
             if (rh.magic == kReplyMagic && rh.version == kWireVersion && rh.kind == kReplyResult)
-                complete(ctx, rh.req_id, UCX_IFUNC_ERR_PROTOCOL, rh.rank, "malformed reply: " + why, nullptr, 0);
+                complete(ctx, rh.req_id, UCX_IFUNC_ERR_PROTOCOL, rh.rank, ("malformed reply: " + why).c_str(), nullptr,
+                         0);
         }
         return;
     }
@@ -169,23 +174,25 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
     if (rh.kind == kReplyAcks) {
-        static const std::string none;
+        const ucx_ifunc_result_t ok{UCX_IFUNC_OK, nullptr, 0, rh.rank, ""};  // (the same for each)
         for (size_t off = 0; off < rh.reply_len; off += sizeof(uint64_t)) {
             uint64_t id;
             memcpy(&id, in.data.data() + off, sizeof(id));
-            complete(ctx, id, UCX_IFUNC_OK, rh.rank, none, nullptr, 0);
+            complete(ctx, id, ok);
         }
         return;
     }
-    std::string msg(reinterpret_cast<const char *>(in.data.data()), rh.msg_len);
-    complete(ctx, rh.req_id, static_cast<ucx_ifunc_status_t>(rh.status), rh.rank, msg,
+    // The message is not terminated on the wire: a copy, only when there is one.
+    const std::string msg = rh.msg_len ? std::string(reinterpret_cast<const char *>(in.data.data()), rh.msg_len)
+                                       : std::string();
+    complete(ctx, rh.req_id, static_cast<ucx_ifunc_status_t>(rh.status), rh.rank, msg.c_str(),
              in.data.data() + rh.msg_len, rh.reply_len);
 }
 
 void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status,
                     const std::string &msg, const void *reply, size_t reply_len)
 {
-    complete(ctx, req_id, status, ctx->params.rank, msg, reply, reply_len);
+    complete(ctx, req_id, status, ctx->params.rank, msg.c_str(), reply, reply_len);
 }
 
 }  // namespace xrdma
@@ -320,7 +327,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         ifunc->out.record(ep, -1, index, st, ctx->bound_epoch);
     }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
-    ctx->pending[h.req_id] = Pending{cb, user_data, ep};
+    ctx->pending.put(h.req_id, Pending{cb, user_data, ep});
     return UCX_IFUNC_INPROGRESS;
 }
 

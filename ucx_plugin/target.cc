@@ -196,7 +196,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
                 route.answer(st, at_rank(exec_rank) + "forwarding to rank " + std::to_string(x.fwd_rank) +
                                      " failed");
         } else if (local) {
-            ctx->pending[h.req_id] = *route.started_here;  // the answer comes here later
+            ctx->pending.put(h.req_id, *route.started_here);  // the answer comes here later
         }
         return;
     }

@@ -112,8 +112,7 @@ ucx_ifunc_status_t invoke_withdraw_check(const void *hdr_p, size_t hdr_len, size
     return UCX_IFUNC_OK;
 }
 
-ucx_ifunc_status_t reply_hdr_check(const void *hdr_p, size_t hdr_len, size_t data_len,
-                                   std::string *why)
+ucx_ifunc_status_t reply_hdr_check_all(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why)
 {
     if (hdr_len != sizeof(ReplyHdr)) {
         *why = "reply header size mismatch";

@@ -158,9 +158,23 @@ inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, si
 }
 // Check an InvokeWithdrawHdr and its data length (none).
 ucx_ifunc_status_t invoke_withdraw_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
-// Check a ReplyHdr against its data length.
-ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
-                                   std::string *why);
+// Check a ReplyHdr against its data length: inline, a batch of
+// acknowledgements or a successful result (what nearly every reply is);
+// every other kind, and what is wrong, out of line (reply_hdr_check_all).
+ucx_ifunc_status_t reply_hdr_check_all(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
+inline ucx_ifunc_status_t reply_hdr_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why)
+{
+    ReplyHdr h;
+    if (hdr_len != sizeof(h)) return reply_hdr_check_all(hdr, hdr_len, data_len, why);
+    memcpy(&h, hdr, sizeof(h));
+    if (h.magic != kReplyMagic || h.version != kWireVersion || h.status != UCX_IFUNC_OK)
+        return reply_hdr_check_all(hdr, hdr_len, data_len, why);
+    if (h.kind == kReplyAcks && h.msg_len == 0 && h.req_id == 0 && h.reply_len == data_len && data_len != 0 &&
+        data_len % sizeof(uint64_t) == 0 && data_len <= kMaxAcks * sizeof(uint64_t))
+        return UCX_IFUNC_OK;
+    if (h.kind == kReplyResult && uint64_t(h.msg_len) + h.reply_len == data_len) return UCX_IFUNC_OK;
+    return reply_hdr_check_all(hdr, hdr_len, data_len, why);
+}
 // Check the data of a need-code reply (after reply_hdr_check()): the
 // original InvokeHdr, entry and args, without code.
 ucx_ifunc_status_t need_code_check(const uint8_t *data, size_t data_len, std::string *why);

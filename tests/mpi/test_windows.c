@@ -70,6 +70,33 @@ int main(int argc, char **argv)
     CHECK(mem[0][1] == 5, "xput win 0 ran: %lld", (long long)mem[0][1]);
     CHECK(mem[NWIN - 1][1] == (limited ? 0 : 5), "xput last: %lld", (long long)mem[NWIN - 1][1]);
 
+    mt_section("a freed function or window is not used again");
+    /* A stream of X-ops reuses the window and the function it named last: a
+     * function freed and another loaded (likely at the same address) runs
+     * the new code, and a new window on a freed one's handle is reached. */
+    int64_t seven[1] = {7}, three[1] = {3}, nine[1] = {9};
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[0]);
+    CHECK(MPIX_Xput(seven, 1, MPI_INT64_T, t, 2, 1, MPI_INT64_T, acc, NULL, 0, win[0]) == MPI_SUCCESS, "xput 7");
+    CHECK(MPI_Win_unlock(t, win[0]) == MPI_SUCCESS, "unlock win 0");
+    MPIX_Ifunc_free(&acc);
+    MPIX_Ifunc max;
+    CHECK(MPIX_Ifunc_load(argv[argc - 1], "store_max", &max) == MPI_SUCCESS, "load store_max");
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[0]);
+    CHECK(MPIX_Xput(three, 1, MPI_INT64_T, t, 2, 1, MPI_INT64_T, max, NULL, 0, win[0]) == MPI_SUCCESS, "xput 3");
+    CHECK(MPI_Win_unlock(t, win[0]) == MPI_SUCCESS, "unlock win 0");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(mem[0][2] == 7, "store_max ran, not accumulate: %lld", (long long)mem[0][2]);
+    CHECK(MPI_Win_free(&win[0]) == MPI_SUCCESS, "free win 0");
+    CHECK(MPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem[0], &win[0]) == MPI_SUCCESS, "allocate again");
+    memset(mem[0], 0, 4 * 8);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win[0]);
+    CHECK(MPIX_Xput(nine, 1, MPI_INT64_T, t, 3, 1, MPI_INT64_T, max, NULL, 0, win[0]) == MPI_SUCCESS, "xput 9");
+    CHECK(MPI_Win_unlock(t, win[0]) == MPI_SUCCESS, "unlock new win 0");
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(mem[0][3] == 9, "xput reached the new window: %lld", (long long)mem[0][3]);
+    acc = max;
+
     mt_section("free them");
     failed = 0;
     for (int i = NWIN - 1; i >= 0; --i)

@@ -63,11 +63,7 @@ bool shared_memory_selected()
 
 }  // namespace
 
-Runtime &Runtime::get()
-{
-    static Runtime rt;
-    return rt;
-}
+Runtime::Runtime() = default;
 
 Runtime::~Runtime()
 {

@@ -27,7 +27,13 @@ constexpr int kSlots = (0x10000 - kAmIdBase) / 2;
 
 class Runtime {
 public:
-    static Runtime &get();
+    // (Inline: every MPIX call asks for it.)
+    static Runtime &get()
+    {
+        static Runtime rt;
+        return rt;
+    }
+    Runtime();  // (out of line: Window is incomplete here)
     // Windows still alive at exit are abandoned, not released: MPI and the
     // worker they use are gone by then.
     ~Runtime();
@@ -40,6 +46,10 @@ public:
     std::vector<uint8_t> address;
     std::map<std::vector<uint8_t>, ucp_ep_h> eps;
     std::unordered_map<MPI_Win, std::unique_ptr<Window>> windows;
+    // The window window_find() found last (a stream of X-ops names one
+    // window): forgotten whenever windows changes.
+    MPI_Win last_win = MPI_WIN_NULL;
+    Window *last_window = nullptr;
     std::bitset<kSlots> slots;
     int thread_level = MPI_THREAD_SINGLE;
     // XRDMA_EXEC=auto: X-ops whose target memory is mapped here run here.

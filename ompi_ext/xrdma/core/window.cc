@@ -93,11 +93,14 @@ Window::~Window()
     if (comm != MPI_COMM_NULL) comm_release(&comm);
 }
 
-Window *window_find(MPI_Win win)
+Window *window_lookup(MPI_Win win)
 {
-    auto &w = Runtime::get().windows;
-    auto it = w.find(win);
-    return it == w.end() ? nullptr : it->second.get();
+    Runtime &rt = Runtime::get();
+    auto it = rt.windows.find(win);
+    if (it == rt.windows.end()) return nullptr;
+    rt.last_win = win;
+    rt.last_window = it->second.get();
+    return rt.last_window;
 }
 
 namespace {
@@ -219,6 +222,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     }
     w->pending.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
+    rt.last_window = nullptr;
     rt.windows[win] = std::move(w);
     return MPI_SUCCESS;
 }
@@ -271,6 +275,7 @@ int window_teardown(MPI_Win win)
     // progresses (Open MPI's progress engine calls us) while it waits.
     PMPI_Barrier(w->comm);
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
+    rt.last_window = nullptr;
     rt.windows.erase(win);  // ~Window releases it
     return err;
 }
@@ -283,10 +288,14 @@ std::string window_unavailable(MPI_Win win)
     return it == g_unavailable.end() ? std::string() : it->second;
 }
 
-ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
+ucx_ifunc_h window_register_ifunc(Window *w, MPIX_Ifunc f, int *err)
 {
     auto it = w->registered.find(f);
-    if (it != w->registered.end()) return it->second;
+    if (it != w->registered.end()) {
+        w->last_ifunc = f;
+        w->last_handle = it->second;
+        return it->second;
+    }
     ucx_ifunc_h h = nullptr;
     ucx_ifunc_status_t st = ucx_ifunc_register_mem(w->context, f->image.data(), f->image.size(),
                                                    f->entry.c_str(), 0, &h);
@@ -296,6 +305,8 @@ ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
         return nullptr;
     }
     w->registered.emplace(f, h);
+    w->last_ifunc = f;
+    w->last_handle = h;
     return h;
 }
 
@@ -306,6 +317,7 @@ void windows_forget_ifunc(MPIX_Ifunc f)
         if (it != kv.second->registered.end()) {
             ucx_ifunc_deregister(it->second);
             kv.second->registered.erase(it);
+            if (kv.second->last_ifunc == f) kv.second->last_ifunc = MPIX_IFUNC_NULL;
         }
     }
 }

@@ -6,6 +6,7 @@
 #include "mpix_xrdma.h"
 #include "node_local.h"
 #include "op_wire.h"
+#include "runtime.h"
 
 #include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
@@ -52,6 +53,10 @@ struct Window {
     std::vector<uint64_t> pending;   // X-ops in flight, by target
     std::vector<int> error;          // first error to report, by target
     std::unordered_map<MPIX_Ifunc, ucx_ifunc_h> registered;
+    // The entry of registered window_ifunc() returned last (a stream of
+    // X-ops names one function): forgotten with the entry.
+    MPIX_Ifunc last_ifunc = MPIX_IFUNC_NULL;
+    ucx_ifunc_h last_handle = nullptr;
     // Node peers whose window memory is mapped here (XRDMA_EXEC=auto,
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;
@@ -72,15 +77,29 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
 // Complete every X-op and release the window's XRDMA state (collective).
 int window_teardown(MPI_Win win);
 // The window's state, or nullptr if XRDMA does not know it. Caller holds mu.
-Window *window_find(MPI_Win win);
+// (Inline: the window found last answers a stream of X-ops; else the
+// table, window_lookup().)
+Window *window_lookup(MPI_Win win);
+inline Window *window_find(MPI_Win win)
+{
+    Runtime &rt = Runtime::get();
+    if (rt.last_window && rt.last_win == win) return rt.last_window;
+    return window_lookup(win);
+}
 // Why XRDMA has no state for @p win although MPI created it ("" if it has,
 // or if XRDMA never saw the window). Caller holds mu.
 std::string window_unavailable(MPI_Win win);
 // Progress until no X-op to @p target (-1: any) is in flight, then hand back
 // (and clear) the first error they reported: MPI_SUCCESS or an error code.
 int window_complete(MPI_Win win, int target);
-// The plugin handle of @p f in window @p w (registered on first use).
-ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err);
+// The plugin handle of @p f in window @p w (registered on first use, by
+// window_register_ifunc(); inline: the one returned last answers a stream).
+ucx_ifunc_h window_register_ifunc(Window *w, MPIX_Ifunc f, int *err);
+inline ucx_ifunc_h window_ifunc(Window *w, MPIX_Ifunc f, int *err)
+{
+    if (f && f == w->last_ifunc) return w->last_handle;
+    return window_register_ifunc(w, f, err);
+}
 // Forget @p f in every window (MPIX_Ifunc_free).
 void windows_forget_ifunc(MPIX_Ifunc f);
 

@@ -188,7 +188,7 @@ void drop_failed(ucx_ifunc_context *ctx)
 
 unsigned release_ready(ucx_ifunc_context *ctx)
 {
-    if (ctx->in_handler || ctx->in_dispatch) return 0;
+    if (ctx->in_handler || ctx->in_dispatch || t_dispatching) return 0;
     drop_failed(ctx);
     unsigned n = 0;
     for (;;) {
@@ -281,7 +281,7 @@ bool compile_queue_park(ucx_ifunc_context *ctx, const Incoming &in, const Invoke
 
 unsigned compile_queue_release(ucx_ifunc_context *ctx)
 {
-    if (ctx->in_handler || ctx->in_dispatch) return 0;
+    if (ctx->in_handler || ctx->in_dispatch || t_dispatching) return 0;
     jit_compile_poll();
     std::vector<ucx_ifunc_context *> mine;  // contexts sharing the worker (one per MPI window)
     {

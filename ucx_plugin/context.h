@@ -107,6 +107,13 @@ struct xrdma_ctx {
 };
 
 namespace xrdma {
+// Entries running on this thread, of any context (dispatch_entry()): no
+// message of any context is handled where it arrives meanwhile (one ifunc
+// at a time per thread: the fault guard is the thread's).
+extern __thread int t_dispatching __attribute__((tls_model("initial-exec")));
+}  // namespace xrdma
+
+namespace xrdma {
 // The entry of a dispatch, and the forwards that continue in this process
 // through the layer's continue_at hook, one after the other: what
 // guarded_entry runs under fault containment (target.cc).

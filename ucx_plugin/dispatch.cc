@@ -11,14 +11,18 @@ using namespace xrdma;
 
 namespace xrdma {
 
+__thread int t_dispatching = 0;
+
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
 {
     x->payload = static_cast<const uint8_t *>(args);
     x->real_entry = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
     ctx->in_dispatch++;
+    t_dispatching++;
     int rc = ctx->params.dispatch
                  ? ctx->params.dispatch(ctx->params.dispatch_arg, x, guarded_entry, args, args_len)
                  : guarded_entry(x, args, args_len);
+    t_dispatching--;
     ctx->in_dispatch--;
     ctx->stats.executed++;
     if (x->fail_status == UCX_IFUNC_ERR_FAULT || x->fail_status == UCX_IFUNC_ERR_TIMEOUT)

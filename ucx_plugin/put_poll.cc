@@ -177,7 +177,9 @@ ucx_ifunc_status_t frame_run(ucx_ifunc_context *ctx, uint8_t *buf, size_t size, 
         auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(fn);
         FaultInfo fault;
         ctx->in_dispatch++;
+        t_dispatching++;
         guarded_call_compat(img->code.get(), main_fn, args, h.args_len, target_args, &fault);
+        t_dispatching--;
         ctx->in_dispatch--;
         ctx->stats.executed++;
         if (fault.signal || fault.timeout) {

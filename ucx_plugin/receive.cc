@@ -31,6 +31,14 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
     ucp_request_free(request);
 }
 
+// The worker whose pass ucx_ifunc_progress() runs on this thread, while no
+// message is being handled and no ifunc runs on it: a message for any
+// context of that worker is handled where it arrives, not only one for the
+// context progress was called for (one pass serves every MPI window's
+// context; the others' messages were copied and queued, a mutex and a copy
+// per message of a program's second window).
+__thread ucp_worker_h t_serving __attribute__((tls_model("initial-exec"))) = nullptr;
+
 // Contexts that a worker pass (through any context of that worker) queued
 // messages for; ucx_ifunc_progress() runs them after its pass. Their number
 // (changed under the lock) lets a progress call with nothing queued, the
@@ -152,7 +160,7 @@ ucs_status_t set_handler(ucp_worker_h worker, uint16_t id, ucp_am_recv_callback_
 // Run what @p ctx has queued (invocations, replies, then batched acks).
 unsigned run_queued(ucx_ifunc_context *ctx)
 {
-    if (ctx->in_handler || ctx->in_dispatch) {
+    if (ctx->in_handler || ctx->in_dispatch || t_dispatching) {  // (an ifunc of any context runs on this thread)
         if (!ctx->incoming.empty()) mark_queued(ctx);  // run it on a later pass
         return 0;
     }
@@ -199,15 +207,23 @@ unsigned run_others(ucp_worker_h worker)
 void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length, const void *data,
             size_t length, ucp_ep_h reply_ep, bool in_ucx)
 {
-    if (ctx->in_progress && !ctx->in_dispatch && ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
+    if ((ctx->in_progress || t_serving == ctx->params.worker) && !ctx->in_dispatch && !t_dispatching &&
+        ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
         // Nothing waits before it: run it now, from where it is.
         Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
                     View{static_cast<const uint8_t *>(data), length}, reply_ep, true, UCX_IFUNC_OK};
+        const bool in_progress = ctx->in_progress;
+        const ucp_worker_h serving = t_serving;
         ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
+        t_serving = nullptr;
         ctx->in_handler = in_ucx;  // inside UCX's handler: UCX progress must not recurse
         handle(ctx, in);
         ctx->in_handler = false;
-        ctx->in_progress = true;
+        t_serving = serving;
+        ctx->in_progress = in_progress;
+        // Another context of the worker: its batched acks go at the end of
+        // this pass, with the queued messages of the others (run_others()).
+        if (!in_progress && ctx->acks_waiting && !ctx->queued_listed) mark_queued(ctx);
         return;
     }
     QueuedIncoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
@@ -239,14 +255,19 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     // Called from a completion callback that runs inside UCX's progress (a
     // message handled in the AM handler): UCX progress must not recurse.
     if (ctx->in_handler) return 0;
-    ctx->in_progress = !ctx->in_dispatch;  // no nested ifuncs: each runs alone
+    const bool serve = !ctx->in_dispatch && !t_dispatching;  // no nested ifuncs: each runs alone
+    ctx->in_progress = serve;
+    const ucp_worker_h serving = t_serving;
+    if (serve) t_serving = ctx->params.worker;  // (and the worker's other contexts: arrive())
     unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
     if (ctx->in_dispatch) {
         ctx->in_progress = false;
+        t_serving = serving;
         return n;
     }
     n += ring_poll(ctx->params.worker);  // frames in rings (of every context of the worker)
     ctx->in_progress = false;
+    t_serving = serving;
     // This context, then every other one of the worker that the pass queued
     // messages for: contexts sharing a worker (one per MPI window) cost one
     // worker pass, not one each.

@@ -271,7 +271,7 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
     // This context, then every other one of the worker that the pass queued
     // messages for: contexts sharing a worker (one per MPI window) cost one
     // worker pass, not one each.
-    n += run_queued(ctx);
+    if (!ctx->incoming.empty() || ctx->acks_waiting) n += run_queued(ctx);  // (most passes: nothing)
     n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
     return n + run_others(ctx->params.worker);
 }

@@ -331,9 +331,10 @@ void forget_queued(ucx_ifunc_context *ctx);
 // (UCX_IFUNC_ERR_RETURN), else UCX_IFUNC_OK. (Inline: the success of
 // every call; entry_failure() says what went wrong otherwise.)
 ucx_ifunc_status_t entry_failure(const xrdma_ctx &x, int rc, std::string *why);
+inline bool entry_ran_well(const xrdma_ctx &x, int rc) { return rc == 0 && x.fail_status == UCX_IFUNC_OK; }
 inline ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string *why)
 {
-    return (rc == 0 && x.fail_status == UCX_IFUNC_OK) ? UCX_IFUNC_OK : entry_failure(x, rc, why);
+    return entry_ran_well(x, rc) ? UCX_IFUNC_OK : entry_failure(x, rc, why);
 }
 int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
                    size_t args_len);

@@ -40,7 +40,8 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
 __thread ucp_worker_h t_serving __attribute__((tls_model("initial-exec"))) = nullptr;
 
 // Contexts that a worker pass (through any context of that worker) queued
-// messages for; ucx_ifunc_progress() runs them after its pass. Their number
+// messages for, or handled messages for and owe batched acks (arrive());
+// ucx_ifunc_progress() runs them after its pass. Their number
 // (changed under the lock) lets a progress call with nothing queued, the
 // usual case, skip the lock.
 std::mutex g_queued_mu;

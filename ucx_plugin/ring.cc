@@ -335,8 +335,10 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
     if (r.state != RingOut::kActive) return false;
     const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
     if (sizeof(RingSlotHdr) + hdr_len + data_len > r.slot_size) return false;
-    if (r.next - r.taken_seen >= r.slots && r.next - (r.taken_seen = load_acquire(r.base)) >= r.slots)
-        return false;  // full: the receiver is behind
+    if (r.next - r.taken_seen >= r.slots) {  // full as far as we knew: read the credit word again
+        r.taken_seen = load_acquire(r.base);
+        if (r.next - r.taken_seen >= r.slots) return false;  // full: the receiver is behind
+    }
     uint8_t *slot = r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
     RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
     memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));

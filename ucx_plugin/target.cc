@@ -154,7 +154,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
         int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
         exec_rank = x.exec_rank;  // where the chain of hops in this process ended
         if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return;
-        if (rc != 0 || x.fail_status != UCX_IFUNC_OK) {  // (entry_outcome(), without a string when it ran well)
+        if (!entry_ran_well(x, rc)) {  // (a string only for a failure)
             std::string why;
             const ucx_ifunc_status_t failed = entry_failure(x, rc, &why);
             route.answer(failed, at_rank(exec_rank) + why);

@@ -78,20 +78,11 @@ size_t max_parked()
 // or floods a compile, holds only so many of its own X-ops here.
 void refuse(ucx_ifunc_context *ctx, const Incoming &in, size_t parked)
 {
-    ctx->stats.rejected++;
-    InvokeShortHdr f;  // (the common front of both headers)
-    memcpy(&f, in.hdr.data(), sizeof(f));
     const std::string why = "rank " + std::to_string(ctx->params.rank) + ": X-op refused, " +
                             std::to_string(parked) +
                             " X-ops of its sender already wait here for a compile or a resend (XRDMA_MAX_PARKED)";
     XRDMA_DEBUG("%s", why.c_str());
-    if (!(f.flags & kForwarded)) {
-        if (in.reply_ep) send_reply(ctx, in.reply_ep, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
-    } else if (f.origin_rank == ctx->params.rank) {
-        complete_local(ctx, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
-    } else if (auto o = ctx->peers.find(f.origin_rank); o != ctx->peers.end()) {
-        send_reply(ctx, o->second, f.req_id, UCX_IFUNC_ERR_NO_MEMORY, why, nullptr, 0);
-    }
+    refuse_invocation(ctx, in, UCX_IFUNC_ERR_NO_MEMORY, why);
 }
 
 std::unique_ptr<QueuedIncoming> copy_of(const Incoming &in)

@@ -280,6 +280,10 @@ ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void 
 
 // Target side: run one arrived invocation.
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
+// End an arrived invocation (full or short form) that will not run with
+// @p st and @p why, at its origin: as any answer goes (its sender, or the
+// origin once forwarded; here if this is the origin).
+void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why);
 // Origin side: handle one arrived reply.
 void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
 // Origin side: end request @p req_id of this context with an answer made here.

@@ -313,6 +313,15 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
 
 }  // namespace
 
+void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why)
+{
+    InvokeShortHdr f;  // (the common front of both headers)
+    memcpy(&f, in.hdr.data(), sizeof(f));
+    const InvokeHdr h = make_invoke_hdr(f.flags, f.origin_rank, f.hops, f.req_id);
+    ucp_ep_h back;
+    if (answer_to(ctx, h, in, &back)) Route{ctx, h, back}.answer(st, why);
+}
+
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
 {
     if (in.recv_status != UCX_IFUNC_OK) {

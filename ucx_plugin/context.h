@@ -20,6 +20,8 @@
 
 namespace xrdma {
 struct Rings;
+struct RingOut;
+struct BoundEntry;
 
 // Where an image and entry were last sent (the rank, for a forward; the
 // endpoint; the index they are bound to there), valid while the context's
@@ -31,6 +33,7 @@ struct LastSend {
     ucp_ep_h ep = nullptr;
     uint32_t index = 0;
     uint64_t epoch = 0;
+    RingOut *ring = nullptr;  // ep's (ring_out()), once looked up
 
     bool to_ep(ucp_ep_h e, uint64_t now) const { return ep == e && epoch == now; }
     bool to_rank(int r, uint64_t now) const { return rank == r && epoch == now; }
@@ -39,6 +42,7 @@ struct LastSend {
     void record(ucp_ep_h e, int r, int bind, ucx_ifunc_status_t st, uint64_t now)
     {
         if (bind < 0 || (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS)) return;
+        if (ep != e) ring = nullptr;
         ep = e;
         rank = r;
         index = uint32_t(bind);
@@ -88,6 +92,12 @@ struct xrdma_ctx {
     // arguments, and how many there were.
     xrdma::Bytes hop_args;
     unsigned hops_here;
+    // The binding the invocation arrived by (nullptr: none), whose last
+    // forward says where the short form goes; and a forward staged in a
+    // ring slot by xrdma_forward() (nullptr: none, or in fwd_args), which
+    // the invocation publishes if its ifunc ends well and drops otherwise.
+    xrdma::BoundEntry *bound;
+    xrdma::RingOut *staged;
 
     // Ready for the next call of an entry within one invocation (a forward
     // that continues in this process): what a call sets goes back to its
@@ -259,6 +269,13 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
 // Send the short form of invocation @p hdr with index @p index on @p ep.
 ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
                                      const void *args, size_t args_len);
+// A short invocation staged in a ring (ring_stage()) was published: counted
+// as send_invoke_short() counts what it sends.
+inline void sent_staged(ucx_ifunc_context *ctx, size_t args_len)
+{
+    ctx->stats.invocations_sent++;
+    ctx->stats.bytes_sent += sizeof(InvokeShortHdr) + args_len;
+}
 // Send a result reply (status, message, reply bytes) on @p ep.
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len);

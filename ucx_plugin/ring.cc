@@ -28,6 +28,7 @@
 #include "xrdma_common/log.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -62,6 +63,12 @@ struct RingOut {
     uint32_t slots = 0, slot_size = 0;
     uint8_t *base = nullptr;  // the ring, mapped here
     ucp_rkey_h rkey = nullptr;
+    // A staged frame (ring_stage) in slot `next`: where its data goes if it
+    // has to be moved out (nullptr: none staged), its header's and data's
+    // lengths.
+    Bytes *staged_to = nullptr;
+    uint16_t staged_hdr_len = 0;
+    uint32_t staged_len = 0;
 };
 
 struct RingIn {
@@ -330,21 +337,49 @@ RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
     return g->out_last = p.get();
 }
 
-bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3])
+namespace {
+
+// The next slot of @p r, if the message fits a slot and the slot is free
+// (nullptr: send it as an active message).
+inline __attribute__((always_inline)) uint8_t *next_slot(RingOut &r, size_t len)
 {
-    if (r.state != RingOut::kActive) return false;
-    const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
-    if (sizeof(RingSlotHdr) + hdr_len + data_len > r.slot_size) return false;
+    if (r.state != RingOut::kActive || sizeof(RingSlotHdr) + len > r.slot_size) return nullptr;
     if (r.next - r.taken_seen >= r.slots) {  // full as far as we knew: read the credit word again
         r.taken_seen = load_acquire(r.base);
-        if (r.next - r.taken_seen >= r.slots) return false;  // full: the receiver is behind
+        if (r.next - r.taken_seen >= r.slots) return nullptr;  // full: the receiver is behind
     }
-    uint8_t *slot = r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
+    return r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
+}
+
+// Write the slot header (all but its sequence word, which publishes it)
+// and the message header; returns where the data goes.
+inline __attribute__((always_inline)) uint8_t *write_front(uint8_t *slot, const RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len)
+{
     RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
     memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
-    uint8_t *d = slot + sizeof(h);
-    memcpy(d, hdr, hdr_len);
-    d += hdr_len;
+    memcpy(slot + sizeof(h), hdr, hdr_len);
+    return slot + sizeof(h) + hdr_len;
+}
+
+uint8_t *slot_at(const RingOut &r) { return r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size); }
+
+}  // namespace
+
+void ring_unstage(RingOut &r)
+{
+    if (!r.staged_to) return;
+    const uint8_t *d = slot_at(r) + sizeof(RingSlotHdr) + r.staged_hdr_len;
+    r.staged_to->assign(d, d + r.staged_len);
+    r.staged_to = nullptr;
+}
+
+bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3])
+{
+    if (r.staged_to) ring_unstage(r);  // (a staged forward goes after this message)
+    const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
+    uint8_t *slot = next_slot(r, hdr_len + data_len);
+    if (!slot) return false;
+    uint8_t *d = write_front(slot, r, am_id, hdr, hdr_len, data_len);
     for (const Piece &pc : pieces) {
         if (pc.len) memcpy(d, pc.p, pc.len);
         d += pc.len;
@@ -352,6 +387,36 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
     store_release(slot, ++r.next);
     return true;
 }
+
+uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len, Bytes *unstage_to)
+{
+    if (r.staged_to) return nullptr;
+    uint8_t *slot = next_slot(r, hdr_len + data_len);
+    if (!slot) return nullptr;
+    r.staged_to = unstage_to;
+    r.staged_hdr_len = uint16_t(hdr_len);
+    r.staged_len = uint32_t(data_len);
+    return write_front(slot, r, am_id, hdr, hdr_len, data_len);
+}
+
+bool ring_publish(RingOut &r, size_t *data_len)
+{
+    if (!r.staged_to) return false;  // moved out by a later write
+    if (r.state != RingOut::kActive) {  // (the peer failed meanwhile)
+        ring_unstage(r);
+        return false;
+    }
+    r.staged_to = nullptr;
+    *data_len = r.staged_len;
+    uint8_t *slot = slot_at(r);
+    // After every active message sent on the endpoint until now.
+    const uint64_t before = r.am_sent;
+    memcpy(slot + offsetof(RingSlotHdr, am_before), &before, sizeof(before));
+    store_release(slot, ++r.next);
+    return true;
+}
+
+void ring_drop(RingOut &r) { r.staged_to = nullptr; }
 
 void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r)
 {

@@ -8,6 +8,8 @@
 // sender's order across the two paths (ring.cc).
 #pragma once
 
+#include "xrdma_common/bytes.h"
+
 #include <ucp/api/ucp.h>
 
 #include <cstddef>
@@ -34,6 +36,23 @@ RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep);
 // into ring @p r: false if it has no active ring, the message does not fit
 // a slot or the ring is full (send it as an active message then).
 bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3]);
+// A frame written into the next slot of @p r but not yet visible to the
+// receiver: a forward made while its ifunc still runs, which goes only if
+// the ifunc ends well (its arguments written once, straight into the slot).
+// ring_stage() writes the RingSlotHdr and @p hdr and returns where the
+// frame's @p data_len bytes of data go; nullptr if it cannot be staged (no
+// active ring, too long for a slot, full, one staged already). Until
+// ring_publish() or ring_drop(), any other write on the ring first moves
+// the staged data into *@p unstage_to (the frame becomes an ordinary
+// message to send later, after that write); ring_unstage() does so on
+// demand. ring_publish() makes it visible (in its place in the sender's
+// order: after every active message sent before now) and says how many
+// bytes of data it has; false if it was moved (or the ring went off
+// meanwhile, moved now): send *@p unstage_to.
+uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len, Bytes *unstage_to);
+bool ring_publish(RingOut &r, size_t *data_len);
+void ring_unstage(RingOut &r);
+void ring_drop(RingOut &r);
 // An active message was sent on @p r's endpoint: counted (frames written
 // later wait for it at the receiver); asks for a ring after a few.
 void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r);

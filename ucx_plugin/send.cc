@@ -201,10 +201,8 @@ ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const 
                                      const void *args, size_t args_len)
 {
     // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)
-    ctx->stats.invocations_sent++;
-    const InvokeShortHdr s{kInvokeShortMagic, kWireVersion, uint8_t(hdr.flags & (kForwarded | kQueued)),
-                           uint16_t(index),   hdr.origin_rank, hdr.hops, hdr.req_id};
-    ctx->stats.bytes_sent += sizeof(s) + args_len;
+    const InvokeShortHdr s = make_invoke_short_hdr(hdr.flags, hdr.origin_rank, hdr.hops, hdr.req_id, index);
+    sent_staged(ctx, args_len);
     Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);
 }

@@ -3,6 +3,7 @@
 #include "context.h"
 
 #include "compile_queue.h"
+#include "ring.h"
 #include "xrdma_common/config.h"
 #include "fault.h"
 #include "xrdma_common/log.h"
@@ -83,12 +84,12 @@ std::string at_rank(ucx_ifunc_context *ctx) { return at_rank(ctx->params.rank); 
 // Whether the forward @p x just made continues in this process: to this
 // rank, or to a node peer whose memory is mapped here, for code that may
 // run anywhere.
-bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x)
+bool stays(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rank)
 {
-    return x.fwd_rank == ctx->params.rank ||
-           (x.image->code->movable && ctx->params.runs_here &&
-            ctx->params.runs_here(ctx->params.dispatch_arg, x.fwd_rank));
+    return rank == ctx->params.rank ||
+           (x.image->code->movable && ctx->params.runs_here && ctx->params.runs_here(ctx->params.dispatch_arg, rank));
 }
+bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x) { return stays(ctx, x, x.fwd_rank); }
 
 // Make the forward @p x just made the next hop of its chain in this
 // process (run_chain) if the layer has the rank's memory here: the layer
@@ -137,9 +138,14 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     Bytes own_args;
     const bool local = route.started_here != nullptr;
     xrdma_ctx &x = ctx->xctx;
-    struct Release {  // a finished invocation does not point at the image
+    struct Release {  // a finished invocation does not point at the image, nor leaves a forward staged
         xrdma_ctx &x;
-        ~Release() { x.image = nullptr; }
+        ~Release()
+        {
+            x.image = nullptr;
+            if (x.staged) ring_drop(*x.staged);
+            x.staged = nullptr;
+        }
     } release{x};
     x.context = ctx;
     x.hdr = &h;
@@ -148,6 +154,7 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     x.reply_ep = reply_ep;
     x.target_args = nullptr;
     x.local = local;
+    x.bound = bound;
     for (;;) {
         x.next_call(exec_rank);
         x.hops_here = 0;
@@ -178,9 +185,17 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
             if (!local && !route_to_origin(ctx, h, &route.ep)) return;
             continue;
         }
-        if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
+        size_t staged_len;
+        if (x.staged && ring_publish(*x.staged, &staged_len)) {
+            // Written into the ring by xrdma_forward(): now visible.
+            x.staged = nullptr;
+            sent_staged(ctx, staged_len);
+            st = UCX_IFUNC_OK;
+        } else if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
             // Forwarded to the same rank as last time, which has the code and
-            // the binding: the short form, without any lookup.
+            // the binding: the short form, without any lookup (a staged
+            // forward moved out of the ring meanwhile: from fwd_args).
+            x.staged = nullptr;
             st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
@@ -202,6 +217,23 @@ void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &ent
     }
 }
 
+// xrdma_forward(): where the forward's @p args_len bytes of arguments (after
+// the layer's prefix) go when it can be written straight into the ring of
+// the rank it leaves for (the short form, to where the binding's last
+// forward went): staged in x->staged; nullptr if not (fwd_args then).
+uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, int rank, size_t args_len)
+{
+    BoundEntry *b = x->bound;
+    if (!b || !ctx->rings || !b->out.to_rank(rank, ctx->bound_epoch) || stays(ctx, *x, rank)) return nullptr;
+    RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
+    const InvokeHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
+    const InvokeShortHdr s = make_invoke_short_hdr(uint8_t(h.flags | kForwarded), h.origin_rank, h.hops + 1, h.req_id,
+                                                   b->out.index);
+    uint8_t *d = ring_stage(*r, kAmInvoke, &s, sizeof(s), x->fwd_prefix + args_len, &x->fwd_args);
+    if (d) x->staged = r;
+    return d;
+}
+
 }  // namespace
 
 namespace xrdma {
@@ -211,7 +243,7 @@ int run_chain(xrdma_ctx *x, const void *args, size_t len)
     int rc = x->real_entry(x, args, len);
     ucx_ifunc_context *ctx = x->context;
     if (!ctx->params.continue_at || !x->hdr) return rc;
-    while (rc == 0 && x->forwarded && x->fail_status == UCX_IFUNC_OK) {
+    while (rc == 0 && x->forwarded && !x->staged && x->fail_status == UCX_IFUNC_OK) {  // (staged: it leaves)
         const int next = continue_here(ctx, x);
         if (next <= 0) return next < 0 ? -1 : rc;
         rc = x->real_entry(x, x->hop_args.data() + x->fwd_prefix, x->hop_args.size() - x->fwd_prefix);
@@ -419,12 +451,18 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     ucx_ifunc_context *ctx = x->context;
     if (rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
     // Keeps its capacity (and mostly its size) from call to call.
-    if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size) ||
-        !xrdma::checked_read(x->fwd_args.data() + x->fwd_prefix, args, args_size)) {
+    uint8_t *d = stage_forward(ctx, x, rank, args_size);
+    if (!d) {
+        if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size)) return -1;
+        d = x->fwd_args.data();
+    }
+    if (!xrdma::checked_read(d + x->fwd_prefix, args, args_size)) {
+        if (x->staged) xrdma::ring_drop(*x->staged);
+        x->staged = nullptr;
         x->fwd_args.clear();
         return -1;
     }
-    if (x->fwd_prefix) xrdma::copy_bytes(x->fwd_args.data(), x->payload, x->fwd_prefix);
+    if (x->fwd_prefix) xrdma::copy_bytes(d, x->payload, x->fwd_prefix);
     x->fwd_rank = rank;
     x->forwarded = true;
     return 0;
@@ -491,6 +529,10 @@ int ucx_ifunc_ctx_progress(xrdma_ctx_t *x)
 
 void ucx_ifunc_ctx_replace_forward_prefix(xrdma_ctx_t *x, const void *prefix, size_t len)
 {
+    if (x && x->staged) {  // staged in a ring: into fwd_args, sent from there
+        xrdma::ring_unstage(*x->staged);
+        x->staged = nullptr;
+    }
     if (!x || !x->forwarded || x->fwd_args.size() < x->fwd_prefix) return;
     const auto *p = static_cast<const uint8_t *>(prefix);
     x->fwd_args.erase(x->fwd_args.begin(), x->fwd_args.begin() + ptrdiff_t(x->fwd_prefix));

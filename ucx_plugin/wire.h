@@ -136,6 +136,14 @@ inline InvokeHdr make_invoke_hdr(uint8_t flags, int32_t origin_rank, uint32_t ho
     return h;
 }
 
+// The short form of an invocation, as sent with binding @p index.
+inline InvokeShortHdr make_invoke_short_hdr(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id,
+                                            uint32_t index)
+{
+    return InvokeShortHdr{kInvokeShortMagic, kWireVersion, uint8_t(flags & (kForwarded | kQueued)), uint16_t(index),
+                          origin_rank,       hops,         req_id};
+}
+
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 
 // Check an InvokeHdr against the data length that came with it.

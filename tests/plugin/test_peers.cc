@@ -225,6 +225,42 @@ TEST_P(Plugin, CallbackMayProgressAndInvokeAgain)
     for (size_t i = 0; i < ch.seen.size(); ++i) EXPECT_EQ(i + 1, ch.seen[i]);
 }
 
+// A forward leaves only once the ifunc that made it has ended well: one
+// that forwards and then fails (a return value, a fault) answers the origin
+// with its error, and the forward never runs. Over shared memory a warm
+// forward is written straight into the next rank's ring while its ifunc
+// still runs (ring.h: ring_stage), and is made visible only afterwards.
+TEST_P(Plugin, AForwardGoesOnlyIfItsIfuncEndsWell)
+{
+    start(2);
+    ucx_ifunc_h f = reg("faults", "forward_then");
+    struct Args {
+        int32_t to, then;
+    };
+    const Args go{2, 0};
+    // Warm: rank 1 forwards to rank 2 in the short form, by now through its ring.
+    for (uint64_t i = 1; i <= 20; ++i) {
+        Result r = c->invoke(f, 1, &go, sizeof(go));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        ASSERT_EQ(i, as_u64(r.reply));
+    }
+    if (GetParam() == "shm") EXPECT_GT(c->peer_stats(2).ring_frames, 0u) << "forwards did not use rank 2's ring";
+    const Args fail{2, 7};
+    Result r = c->invoke(f, 1, &fail, sizeof(fail));
+    EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status) << r.message;
+    r = c->invoke(f, 1, &go, sizeof(go));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(21u, as_u64(r.reply)) << "the forward of an ifunc that failed ran";
+    const Args crash{2, -1};
+    r = c->invoke(f, 1, &crash, sizeof(crash));
+    EXPECT_EQ(UCX_IFUNC_ERR_FAULT, r.status) << r.message;
+    // (The image is quarantined at rank 1 now: rank 2 is asked directly.)
+    r = c->invoke(f, 2, &go, sizeof(go));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(22u, as_u64(r.reply)) << "the forward of an ifunc that faulted ran";
+    expect_serving(2);
+}
+
 TEST_P(Plugin, CodeIsSentOncePerPeer)
 {
     start(2);

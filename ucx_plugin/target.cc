@@ -127,7 +127,7 @@ __attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x
 // @p route; forwards that stay in this process continue in the loop. Both
 // paths use it: an invocation that arrived (target_handle_invoke) and one
 // started here (ucx_ifunc_invoke_local).
-void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &entry,
+inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &entry,
                     const std::shared_ptr<CachedImage> &img, void *fn, const uint8_t *args, size_t args_len,
                     ucp_ep_h reply_ep, Route &route, int exec_rank, BoundEntry *bound)
 {

@@ -80,6 +80,7 @@ struct xrdma_ctx {
     bool replied, forwarded;
     std::vector<uint8_t> reply;        // sent after the entry returns
     int fwd_rank;
+    bool fwd_stays;                    // the forward continues in this process (xrdma_forward() asked)
     xrdma::Bytes fwd_args;
     const uint8_t *payload;            // what the dispatch hook was given
     size_t fwd_prefix;                 // bytes of it kept in front of forwards

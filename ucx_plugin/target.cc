@@ -81,15 +81,14 @@ inline bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h
 std::string at_rank(int rank) { return "rank " + std::to_string(rank) + ": "; }
 std::string at_rank(ucx_ifunc_context *ctx) { return at_rank(ctx->params.rank); }
 
-// Whether the forward @p x just made continues in this process: to this
+// Whether a forward of @p x to @p rank continues in this process: to this
 // rank, or to a node peer whose memory is mapped here, for code that may
-// run anywhere.
+// run anywhere (xrdma_forward() asks, and keeps the answer in fwd_stays).
 bool stays(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rank)
 {
     return rank == ctx->params.rank ||
            (x.image->code->movable && ctx->params.runs_here && ctx->params.runs_here(ctx->params.dispatch_arg, rank));
 }
-bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x) { return stays(ctx, x, x.fwd_rank); }
 
 // Make the forward @p x just made the next hop of its chain in this
 // process (run_chain) if the layer has the rank's memory here: the layer
@@ -99,7 +98,7 @@ bool forward_stays(ucx_ifunc_context *ctx, const xrdma_ctx &x) { return stays(ct
 __attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
 {
     const int rank = x->fwd_rank;
-    if (!forward_stays(ctx, *x)) return 0;  // (asked before the layer: most forwards leave)
+    if (!x->fwd_stays) return 0;  // (xrdma_forward() asked, before the layer: most forwards leave)
     RuntimeCall runtime;  // ours, not the ifunc's: a fault here is not contained
     const int st = ctx->params.continue_at(ctx->params.dispatch_arg, x, rank);
     if (st != 0) {
@@ -177,7 +176,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
         h.flags |= kForwarded;
         // The data is here (this rank's, or a node peer's memory mapped
         // here, for code that may run anywhere): no message.
-        if (!ctx->params.continue_at && forward_stays(ctx, x)) {  // (with it, run_chain continued)
+        if (!ctx->params.continue_at && x.fwd_stays) {  // (with it, run_chain continued)
             own_args.swap(x.fwd_args);
             cur = own_args.data();
             cur_len = own_args.size();
@@ -224,7 +223,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, int rank, size_t args_len)
 {
     BoundEntry *b = x->bound;
-    if (!b || !ctx->rings || !b->out.to_rank(rank, ctx->bound_epoch) || stays(ctx, *x, rank)) return nullptr;
+    if (!b || !ctx->rings || x->fwd_stays || !b->out.to_rank(rank, ctx->bound_epoch)) return nullptr;
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
     const InvokeHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
     const InvokeShortHdr s = make_invoke_short_hdr(uint8_t(h.flags | kForwarded), h.origin_rank, h.hops + 1, h.req_id,
@@ -243,7 +242,7 @@ int run_chain(xrdma_ctx *x, const void *args, size_t len)
     int rc = x->real_entry(x, args, len);
     ucx_ifunc_context *ctx = x->context;
     if (!ctx->params.continue_at || !x->hdr) return rc;
-    while (rc == 0 && x->forwarded && !x->staged && x->fail_status == UCX_IFUNC_OK) {  // (staged: it leaves)
+    while (rc == 0 && x->forwarded && x->fwd_stays && x->fail_status == UCX_IFUNC_OK) {
         const int next = continue_here(ctx, x);
         if (next <= 0) return next < 0 ? -1 : rc;
         rc = x->real_entry(x, x->hop_args.data() + x->fwd_prefix, x->hop_args.size() - x->fwd_prefix);
@@ -450,9 +449,9 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
         return -1;
     ucx_ifunc_context *ctx = x->context;
     if (rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
-    // Keeps its capacity (and mostly its size) from call to call.
+    x->fwd_stays = stays(ctx, *x, rank);
     uint8_t *d = stage_forward(ctx, x, rank, args_size);
-    if (!d) {
+    if (!d) {  // (fwd_args keeps its capacity, and mostly its size, from call to call)
         if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size)) return -1;
         d = x->fwd_args.data();
     }

@@ -233,7 +233,7 @@ TEST_P(Plugin, CallbackMayProgressAndInvokeAgain)
 TEST_P(Plugin, AForwardGoesOnlyIfItsIfuncEndsWell)
 {
     start(2);
-    ucx_ifunc_h f = reg("faults", "forward_then");
+    ucx_ifunc_h f = reg("basic", "forward_then");
     struct Args {
         int32_t to, then;
     };

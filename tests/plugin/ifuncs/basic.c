@@ -58,3 +58,25 @@ XRDMA_IFUNC(poll_add)
     st->counter += v;
     return 0;
 }
+
+/* Forward to rank a[0] (where it counts: increments the target's counter,
+ * its user pointer, and replies the new value), then end with a[1]: 0 (the
+ * forward goes), a return value, or -1: a NULL write. A forward goes only
+ * if the ifunc that made it ends well. */
+struct forward_then_args {
+    int32_t to, then;
+};
+XRDMA_IFUNC(forward_then)
+{
+    struct forward_then_args a;
+    if (args_size != sizeof(a)) return 100;
+    memcpy(&a, args, sizeof(a));
+    if (xrdma_rank(ctx) == a.to) {
+        struct peer_state *st = xrdma_user_ptr(ctx);
+        uint64_t v = ++st->counter;
+        return xrdma_reply(ctx, &v, sizeof(v));
+    }
+    if (xrdma_forward(ctx, a.to, &a, sizeof(a)) != 0) return 101;
+    if (a.then == -1) *(volatile int *)(uintptr_t)0 = 1;
+    return a.then;
+}

@@ -33,7 +33,7 @@ bool same_name(const std::string &a, const std::string &b)
 
 }  // namespace
 
-BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index)
+BoundEntry *binding_find_slow(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index)
 {
     if (ctx->bound_in_ep != ep || !ctx->bound_in_last) {
         auto it = ctx->bound_in.find(ep);

@@ -322,7 +322,17 @@ bool code_known_by(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &h);
 // index (nullptr if never bound), marked to be announced again. Forget what
 // concerns @p ep (it failed); forget the target's bindings (the code cache
 // was flushed: they must not keep its code loaded).
-BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index);
+BoundEntry *binding_find_slow(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index);
+inline BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index)
+{
+    // (Inline: the same sender as last time, naming the image at the front
+    // of the cache, the usual case of a stream of warm invocations.)
+    if (ctx->bound_in_ep == ep && ctx->bound_in_last && index < ctx->bound_in_last->size()) {
+        BoundEntry &b = (*ctx->bound_in_last)[index];
+        if (b.img && b.img == ctx->cache.front() && b.img->serial == b.serial) return &b;
+    }
+    return binding_find_slow(ctx, ep, index);
+}
 BoundEntry *binding_set(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index, const Hash &hash,
                         const std::string &entry, const std::shared_ptr<CachedImage> &img, void *fn);
 int binding_for_send(ucx_ifunc_context *ctx, ucp_ep_h ep, const Hash &hash, const std::string &entry, bool *full);

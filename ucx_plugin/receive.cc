@@ -4,6 +4,7 @@
 // of a worker, and ucx_ifunc_progress().
 #include "context.h"
 
+#include "arrive.h"
 #include "compile_queue.h"
 
 #include "fault.h"
@@ -21,6 +22,8 @@ using namespace xrdma;
 
 namespace xrdma {
 
+__thread ucp_worker_h t_serving = nullptr;  // (arrive.h)
+
 namespace {
 
 void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
@@ -31,14 +34,6 @@ void rndv_done(void *request, ucs_status_t status, size_t, void *user_data)
     ucp_request_free(request);
 }
 
-// The worker whose pass ucx_ifunc_progress() runs on this thread, while no
-// message is being handled and no ifunc runs on it: a message for any
-// context of that worker is handled where it arrives, not only one for the
-// context progress was called for (one pass serves every MPI window's
-// context; the others' messages were copied and queued, a mutex and a copy
-// per message of a program's second window).
-__thread ucp_worker_h t_serving __attribute__((tls_model("initial-exec"))) = nullptr;
-
 // Contexts that a worker pass (through any context of that worker) queued
 // messages for, or handled messages for and owe batched acks (arrive());
 // ucx_ifunc_progress() runs them after its pass. Their number
@@ -47,6 +42,8 @@ __thread ucp_worker_h t_serving __attribute__((tls_model("initial-exec"))) = nul
 std::mutex g_queued_mu;
 std::vector<ucx_ifunc_context *> g_queued;
 std::atomic<size_t> g_queued_n{0};
+
+}  // namespace
 
 void mark_queued(ucx_ifunc_context *ctx)
 {
@@ -57,25 +54,7 @@ void mark_queued(ucx_ifunc_context *ctx)
     g_queued_n.store(g_queued.size(), std::memory_order_relaxed);
 }
 
-void handle(ucx_ifunc_context *ctx, Incoming &in)
-{
-    if (in.am_id == kAmInvoke)
-        target_handle_invoke(ctx, in);
-    else
-        origin_handle_reply(ctx, in);
-}
-
-// Whether an invocation asked to run from the queue (kQueued): its function
-// progresses the worker, which UCX does not allow inside its handler. (Its
-// flags are at the same place in the full and the short header.)
-bool queued_only(uint16_t am_id, const void *header, size_t header_length)
-{
-    static_assert(offsetof(InvokeHdr, flags) == offsetof(InvokeShortHdr, flags), "wire layout");
-    if (am_id != kAmInvoke || header_length < sizeof(InvokeShortHdr)) return false;
-    uint8_t flags;
-    memcpy(&flags, static_cast<const uint8_t *>(header) + offsetof(InvokeHdr, flags), 1);
-    return flags & kQueued;
-}
+namespace {
 
 // Queue a message that arrived (its own copy of the header; the data is
 // copied or, @p rndv, fetched into it), to run from progress in order.
@@ -205,28 +184,9 @@ unsigned run_others(ucp_worker_h worker)
 
 }  // namespace
 
-void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length, const void *data,
-            size_t length, ucp_ep_h reply_ep, bool in_ucx)
+void arrive_queued(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length,
+                   const void *data, size_t length, ucp_ep_h reply_ep)
 {
-    if ((ctx->in_progress || t_serving == ctx->params.worker) && !ctx->in_dispatch && !t_dispatching &&
-        ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
-        // Nothing waits before it: run it now, from where it is.
-        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
-                    View{static_cast<const uint8_t *>(data), length}, reply_ep, true, UCX_IFUNC_OK};
-        const bool in_progress = ctx->in_progress;
-        const ucp_worker_h serving = t_serving;
-        ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
-        t_serving = nullptr;
-        ctx->in_handler = in_ucx;  // inside UCX's handler: UCX progress must not recurse
-        handle(ctx, in);
-        ctx->in_handler = false;
-        t_serving = serving;
-        ctx->in_progress = in_progress;
-        // Another context of the worker: its batched acks go at the end of
-        // this pass, with the queued messages of the others (run_others()).
-        if (!in_progress && ctx->acks_waiting && !ctx->queued_listed) mark_queued(ctx);
-        return;
-    }
     QueuedIncoming *in = enqueue(ctx, am_id, header, header_length, length, reply_ep);
     in->data_buf.assign(static_cast<const uint8_t *>(data), static_cast<const uint8_t *>(data) + length);
     in->data = View{in->data_buf.data(), length};

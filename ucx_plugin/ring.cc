@@ -23,6 +23,7 @@
 // stored at once.
 #include "ring.h"
 
+#include "arrive.h"
 #include "context.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
@@ -40,36 +41,11 @@ namespace {
 
 constexpr uint32_t kRingSlots = 128;  // a power of two
 constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a window of 64 X-ops
-constexpr size_t kRingCtrl = 64;
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
 constexpr uint16_t kMaxRkey = 4096;
 
-uint64_t load_acquire(const uint8_t *p) { return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE); }
-void store_release(uint8_t *p, uint64_t v) { __atomic_store_n(reinterpret_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
 
 }  // namespace
-
-struct RingOut {
-    enum State : uint8_t { kNone, kRequesting, kRequested, kActive, kOff };
-    ucp_ep_h ep;
-    State state = kNone;
-    uint64_t am_sent = 0;   // active messages sent (from the request on: since the request)
-    uint64_t next = 0;      // frames written
-    // Frames the receiver had taken when last read: the credit word (which
-    // the receiver writes after every frame) is read again only when this
-    // says the ring is full, not on every write (a cache line the two cores
-    // would otherwise pass back and forth once per message).
-    uint64_t taken_seen = 0;
-    uint32_t slots = 0, slot_size = 0;
-    uint8_t *base = nullptr;  // the ring, mapped here
-    ucp_rkey_h rkey = nullptr;
-    // A staged frame (ring_stage) in slot `next`: where its data goes if it
-    // has to be moved out (nullptr: none staged), its header's and data's
-    // lengths.
-    Bytes *staged_to = nullptr;
-    uint16_t staged_hdr_len = 0;
-    uint32_t staged_len = 0;
-};
 
 struct RingIn {
     ucp_ep_h ep;  // the sender (its reply endpoint here)
@@ -337,38 +313,10 @@ RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
     return g->out_last = p.get();
 }
 
-namespace {
-
-// The next slot of @p r, if the message fits a slot and the slot is free
-// (nullptr: send it as an active message).
-inline __attribute__((always_inline)) uint8_t *next_slot(RingOut &r, size_t len)
-{
-    if (r.state != RingOut::kActive || sizeof(RingSlotHdr) + len > r.slot_size) return nullptr;
-    if (r.next - r.taken_seen >= r.slots) {  // full as far as we knew: read the credit word again
-        r.taken_seen = load_acquire(r.base);
-        if (r.next - r.taken_seen >= r.slots) return nullptr;  // full: the receiver is behind
-    }
-    return r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size);  // (slots: a power of two)
-}
-
-// Write the slot header (all but its sequence word, which publishes it)
-// and the message header; returns where the data goes.
-inline __attribute__((always_inline)) uint8_t *write_front(uint8_t *slot, const RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len)
-{
-    RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
-    memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
-    memcpy(slot + sizeof(h), hdr, hdr_len);
-    return slot + sizeof(h) + hdr_len;
-}
-
-uint8_t *slot_at(const RingOut &r) { return r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size); }
-
-}  // namespace
-
 void ring_unstage(RingOut &r)
 {
     if (!r.staged_to) return;
-    const uint8_t *d = slot_at(r) + sizeof(RingSlotHdr) + r.staged_hdr_len;
+    const uint8_t *d = ring_slot(r) + sizeof(RingSlotHdr) + r.staged_hdr_len;
     r.staged_to->assign(d, d + r.staged_len);
     r.staged_to = nullptr;
 }
@@ -377,9 +325,9 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
 {
     if (r.staged_to) ring_unstage(r);  // (a staged forward goes after this message)
     const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
-    uint8_t *slot = next_slot(r, hdr_len + data_len);
+    uint8_t *slot = ring_next_slot(r, hdr_len + data_len);
     if (!slot) return false;
-    uint8_t *d = write_front(slot, r, am_id, hdr, hdr_len, data_len);
+    uint8_t *d = ring_write_front(slot, r, am_id, hdr, hdr_len, data_len);
     for (const Piece &pc : pieces) {
         if (pc.len) memcpy(d, pc.p, pc.len);
         d += pc.len;
@@ -387,36 +335,6 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
     store_release(slot, ++r.next);
     return true;
 }
-
-uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len, Bytes *unstage_to)
-{
-    if (r.staged_to) return nullptr;
-    uint8_t *slot = next_slot(r, hdr_len + data_len);
-    if (!slot) return nullptr;
-    r.staged_to = unstage_to;
-    r.staged_hdr_len = uint16_t(hdr_len);
-    r.staged_len = uint32_t(data_len);
-    return write_front(slot, r, am_id, hdr, hdr_len, data_len);
-}
-
-bool ring_publish(RingOut &r, size_t *data_len)
-{
-    if (!r.staged_to) return false;  // moved out by a later write
-    if (r.state != RingOut::kActive) {  // (the peer failed meanwhile)
-        ring_unstage(r);
-        return false;
-    }
-    r.staged_to = nullptr;
-    *data_len = r.staged_len;
-    uint8_t *slot = slot_at(r);
-    // After every active message sent on the endpoint until now.
-    const uint64_t before = r.am_sent;
-    memcpy(slot + offsetof(RingSlotHdr, am_before), &before, sizeof(before));
-    store_release(slot, ++r.next);
-    return true;
-}
-
-void ring_drop(RingOut &r) { r.staged_to = nullptr; }
 
 void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r)
 {

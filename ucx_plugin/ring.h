@@ -8,12 +8,14 @@
 // sender's order across the two paths (ring.cc).
 #pragma once
 
+#include "wire.h"
 #include "xrdma_common/bytes.h"
 
 #include <ucp/api/ucp.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 struct ucx_ifunc_context;
@@ -26,7 +28,38 @@ struct Piece {
     size_t len;
 };
 
-struct RingOut;  // towards one receiver endpoint (sender side)
+constexpr size_t kRingCtrl = 64;  // a ring's control word (the receiver's consumed count), then its slots
+
+inline uint64_t load_acquire(const uint8_t *p)
+{
+    return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
+}
+inline void store_release(uint8_t *p, uint64_t v) { __atomic_store_n(reinterpret_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
+
+// Towards one receiver endpoint (sender side). (Here, not in ring.cc:
+// staging a forward and publishing it are inline on the hot path.)
+struct RingOut {
+    enum State : uint8_t { kNone, kRequesting, kRequested, kActive, kOff };
+    ucp_ep_h ep;
+    State state = kNone;
+    uint64_t am_sent = 0;   // active messages sent (from the request on: since the request)
+    uint64_t next = 0;      // frames written
+    // Frames the receiver had taken when last read: the credit word (which
+    // the receiver writes after every frame) is read again only when this
+    // says the ring is full, not on every write (a cache line the two cores
+    // would otherwise pass back and forth once per message).
+    uint64_t taken_seen = 0;
+    uint32_t slots = 0, slot_size = 0;
+    uint8_t *base = nullptr;  // the ring, mapped here
+    ucp_rkey_h rkey = nullptr;
+    // A staged frame (ring_stage) in slot `next`: where its data goes if it
+    // has to be moved out (nullptr: none staged), its header's and data's
+    // lengths.
+    Bytes *staged_to = nullptr;
+    uint16_t staged_hdr_len = 0;
+    uint32_t staged_len = 0;
+};
+
 struct RingIn;   // from one sender endpoint (receiver side)
 
 // Sender side, from transmit(): the ring towards @p ep (nullptr: rings are
@@ -49,10 +82,64 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
 // order: after every active message sent before now) and says how many
 // bytes of data it has; false if it was moved (or the ring went off
 // meanwhile, moved now): send *@p unstage_to.
-uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len, Bytes *unstage_to);
-bool ring_publish(RingOut &r, size_t *data_len);
 void ring_unstage(RingOut &r);
-void ring_drop(RingOut &r);
+
+// The slot of @p r's next frame (slots: a power of two).
+inline uint8_t *ring_slot(const RingOut &r) { return r.base + kRingCtrl + (r.next & (r.slots - 1)) * size_t(r.slot_size); }
+
+// The next slot of @p r, if a message of @p len bytes fits a slot and the
+// slot is free (nullptr: send it as an active message).
+inline uint8_t *ring_next_slot(RingOut &r, size_t len)
+{
+    if (r.state != RingOut::kActive || sizeof(RingSlotHdr) + len > r.slot_size) return nullptr;
+    if (r.next - r.taken_seen >= r.slots) {  // full as far as we knew: read the credit word again
+        r.taken_seen = load_acquire(r.base);
+        if (r.next - r.taken_seen >= r.slots) return nullptr;  // full: the receiver is behind
+    }
+    return ring_slot(r);
+}
+
+// Write the slot header (all but its sequence word, which publishes it)
+// and the message header; returns where the data goes.
+inline uint8_t *ring_write_front(uint8_t *slot, const RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len,
+                                 size_t data_len)
+{
+    RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
+    memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
+    memcpy(slot + sizeof(h), hdr, hdr_len);
+    return slot + sizeof(h) + hdr_len;
+}
+
+inline uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len,
+                           Bytes *unstage_to)
+{
+    if (r.staged_to) return nullptr;
+    uint8_t *slot = ring_next_slot(r, hdr_len + data_len);
+    if (!slot) return nullptr;
+    r.staged_to = unstage_to;
+    r.staged_hdr_len = uint16_t(hdr_len);
+    r.staged_len = uint32_t(data_len);
+    return ring_write_front(slot, r, am_id, hdr, hdr_len, data_len);
+}
+
+inline __attribute__((always_inline)) bool ring_publish(RingOut &r, size_t *data_len)
+{
+    if (!r.staged_to) return false;  // moved out by a later write
+    if (r.state != RingOut::kActive) {  // (the peer failed meanwhile)
+        ring_unstage(r);
+        return false;
+    }
+    r.staged_to = nullptr;
+    *data_len = r.staged_len;
+    uint8_t *slot = ring_slot(r);
+    // After every active message sent on the endpoint until now.
+    const uint64_t before = r.am_sent;
+    memcpy(slot + offsetof(RingSlotHdr, am_before), &before, sizeof(before));
+    store_release(slot, ++r.next);
+    return true;
+}
+
+inline void ring_drop(RingOut &r) { r.staged_to = nullptr; }
 // An active message was sent on @p r's endpoint: counted (frames written
 // later wait for it at the receiver); asks for a ring after a few.
 void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r);
@@ -73,10 +160,5 @@ unsigned ring_poll(ucp_worker_h worker);
 void rings_create(ucx_ifunc_context *ctx, ucp_context_h ucp);
 void rings_destroy(ucx_ifunc_context *ctx);
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep);
-
-// receive.cc: a message that arrived (by a ring here), handled now if
-// nothing waits before it and progress may run it, else queued.
-void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *hdr, size_t hdr_len, const void *data,
-            size_t len, ucp_ep_h reply_ep, bool in_ucx);
 
 }  // namespace xrdma

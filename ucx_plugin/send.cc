@@ -141,7 +141,7 @@ ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_
 ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
     RingOut *ring = ring_out(ctx, ep);
-    if (!ring) return transmit_am(ctx, ep, am_id, m);
+    if (!ring || ring->state == RingOut::kOff) return transmit_am(ctx, ep, am_id, m);  // (no ring: nothing to count)
     if (!m.image && ring_write(*ring, am_id == ctx->am_invoke ? kAmInvoke : kAmReply, m.hdr, m.hdr_len, m.piece))
         return UCX_IFUNC_OK;
     // The frames written before this message are visible before it is

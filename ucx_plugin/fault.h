@@ -72,7 +72,8 @@ extern __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec")));
 __attribute__((always_inline)) inline bool in_callers_frames(const void *p, size_t n)
 {
     const uintptr_t a = uintptr_t(p), here = uintptr_t(__builtin_frame_address(0)), hi = t_stack_hi;
-    return hi && a >= here && a + n >= a && a + n <= hi;
+    // (a <= hi also fails for an unknown top, 0; and n <= hi - a cannot wrap)
+    return a >= here && a <= hi && n <= hi - a;
 }
 
 // checked_copy when one side is known: @p theirs is what the ifunc handed

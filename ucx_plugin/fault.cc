@@ -102,7 +102,6 @@ struct Guard {
     // The code of the guarded call running now, null outside one: the
     // handlers' one test of "a shipped call runs on this thread".
     const LoadedCode *volatile code = nullptr;
-    volatile sig_atomic_t in_runtime = 0;  // RuntimeCall depth
     // checked_copy: a fault while copying returns there instead.
     sigjmp_buf probe_jump;
     volatile sig_atomic_t probing = 0;
@@ -129,9 +128,9 @@ __thread Guard *t_guard_p __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace
 
-// RuntimeCall's view of the guard (fault.h): its in_runtime; and the top
-// of this thread's stack once its guard is ready.
-__thread volatile sig_atomic_t *t_runtime_depth __attribute__((tls_model("initial-exec"))) = nullptr;
+// RuntimeCall's depth (fault.h); and the top of this thread's stack once
+// its guard is ready.
+__thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
 __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
@@ -198,7 +197,7 @@ void on_fault(int sig, siginfo_t *si, void *uctx)
     }
     uintptr_t pc = pc_of(uctx);
     const LoadedCode *const code = g.code;
-    if (code && !g.in_runtime) {
+    if (code && !t_runtime_depth) {
         bool own = code->contains(pc);
         bool library = !own && synchronous && g_lib_containable && in_lib_text(pc);
         if (own || library) {
@@ -319,7 +318,6 @@ __attribute__((noinline, cold)) Guard *prepare_guard()
         pthread_attr_destroy(&attr);
     }
     t_stack_hi = g.stack_hi;
-    t_runtime_depth = &g.in_runtime;
     t_guard_p = &g;  // (last: the handlers take a set pointer for a ready guard)
     return &g;
 }

@@ -99,9 +99,9 @@ struct Guard {
     // about 30 per invocation). No signal mask is saved either way: the
     // handler's signal is unblocked by hand.
     void *jump[5];
-    const LoadedCode *code = nullptr;
-    volatile sig_atomic_t active = 0;
-    volatile sig_atomic_t in_runtime = 0;  // RuntimeCall depth
+    // The code of the guarded call running now, null outside one: the
+    // handlers' one test of "a shipped call runs on this thread".
+    const LoadedCode *volatile code = nullptr;
     // checked_copy: a fault while copying returns there instead.
     sigjmp_buf probe_jump;
     volatile sig_atomic_t probing = 0;
@@ -109,8 +109,8 @@ struct Guard {
     FaultInfo info;
     timer_t timer;
     bool timer_ready = false;
+    bool timed = false;  // XRDMA_IFUNC_TIMEOUT set: a timer runs during each guarded call
     AltStack alt;  // one thread-local object: one TLS lookup per guarded call
-    bool ready = false;  // handlers installed, this thread's stack set, limit read
     double limit = 0;    // XRDMA_IFUNC_TIMEOUT
     uintptr_t stack_hi = 0;  // top of this thread's stack (0: unknown)
     ~Guard()
@@ -119,32 +119,21 @@ struct Guard {
     }
 };
 thread_local Guard t_guard;
-// The hot path (and the signal handler) reach this thread's guard through
+// The hot path (and the signal handlers) reach this thread's guard through
 // an initial-exec pointer: one %fs-relative load instead of a
 // __tls_get_addr() call per guarded call. 8 bytes of static TLS, which a
-// library loaded by dlopen() has room for too. Null until the thread first
-// runs injected code.
+// library loaded by dlopen() has room for too. Null until the thread's
+// guard is ready (prepare_guard()), so that one test tells both.
 __thread Guard *t_guard_p __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace
 
-// RuntimeCall's view of the guard (fault.h): its in_runtime; and the top
-// of this thread's stack once its guard is ready.
-__thread volatile sig_atomic_t *t_runtime_depth __attribute__((tls_model("initial-exec"))) = nullptr;
+// RuntimeCall's depth (fault.h); and the top of this thread's stack once
+// its guard is ready.
+__thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
 __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
-
-__attribute__((noinline)) Guard &this_guard()  // (not inlined next to sigsetjmp)
-{
-    Guard *g = t_guard_p;
-    if (__builtin_expect(g == nullptr, 0)) {
-        t_guard_p = g = &t_guard;
-        t_runtime_depth = &g->in_runtime;
-    }
-    return *g;
-}
-
 
 uintptr_t pc_of(void *uctx)
 {
@@ -207,8 +196,9 @@ void on_fault(int sig, siginfo_t *si, void *uctx)
         siglongjmp(g.probe_jump, 1);
     }
     uintptr_t pc = pc_of(uctx);
-    if (g.active && g.code && !g.in_runtime) {
-        bool own = g.code->contains(pc);
+    const LoadedCode *const code = g.code;
+    if (code && !t_runtime_depth) {
+        bool own = code->contains(pc);
         bool library = !own && synchronous && g_lib_containable && in_lib_text(pc);
         if (own || library) {
             g.info = FaultInfo{};  // (reset here, not on the hot path)
@@ -216,7 +206,7 @@ void on_fault(int sig, siginfo_t *si, void *uctx)
             g.info.address = reinterpret_cast<uintptr_t>(si->si_addr);
             g.info.pc = pc;
             g.info.in_library = library;
-            g.active = 0;
+            g.code = nullptr;
             jump_back(g);
         }
     }
@@ -227,13 +217,14 @@ void on_timer(int, siginfo_t *, void *uctx)
 {
     if (!t_guard_p) return;
     Guard &g = *t_guard_p;
-    if (!g.active) return;
+    const LoadedCode *const code = g.code;
+    if (!code) return;
     uintptr_t pc = pc_of(uctx);
-    if (g.code && g.code->contains(pc)) {
+    if (code->contains(pc)) {
         g.info = FaultInfo{};
         g.info.timeout = true;
         g.info.pc = pc;
-        g.active = 0;
+        g.code = nullptr;
         jump_back(g);
     }
     // Inside a library call: stopping there could leave its locks held; try
@@ -282,9 +273,10 @@ double timeout_seconds()
     return limit;
 }
 
-void arm(Guard &g, double seconds)
+// Noinline, as disarm(): the guarded call only tests g.timed.
+__attribute__((noinline)) void arm(Guard &g)
 {
-    if (seconds <= 0) return;
+    const double seconds = g.limit;
     if (!g.timer_ready) {
         struct sigevent ev{};
         ev.sigev_notify = SIGEV_THREAD_ID;
@@ -300,7 +292,7 @@ void arm(Guard &g, double seconds)
     timer_settime(g.timer, 0, &its, nullptr);
 }
 
-void disarm(Guard &g)
+__attribute__((noinline)) void disarm(Guard &g)
 {
     if (!g.timer_ready) return;
     struct itimerspec off{};
@@ -310,13 +302,14 @@ void disarm(Guard &g)
 // This thread's guard, ready for a guarded call (handlers installed, its
 // alternate signal stack set, the limit read): the slow path of the first
 // call per thread. nullptr if containment is off.
-__attribute__((noinline)) Guard *prepare_guard()
+__attribute__((noinline, cold)) Guard *prepare_guard()
 {
     if (!faults_contained()) return nullptr;
     pthread_once(&g_install_once, install);
-    Guard &g = this_guard();
+    Guard &g = t_guard;
     ensure_altstack(g.alt);
     g.limit = timeout_seconds();
+    g.timed = g.limit > 0;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         void *lo = nullptr;
@@ -324,8 +317,8 @@ __attribute__((noinline)) Guard *prepare_guard()
         if (pthread_attr_getstack(&attr, &lo, &size) == 0) g.stack_hi = uintptr_t(lo) + size;
         pthread_attr_destroy(&attr);
     }
-    g.ready = true;
     t_stack_hi = g.stack_hi;
+    t_guard_p = &g;  // (last: the handlers take a set pointer for a ready guard)
     return &g;
 }
 
@@ -339,35 +332,71 @@ void unblock(int sig)
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
-// Run @p call under the guard; sigsetjmp only wraps the ifunc's own frames.
-template <typename Call>
-int run_guarded(const LoadedCode *code, FaultInfo *info, Call call)
+// Where run_guarded() lands after a handler jumped back: the timer
+// stopped, the handler's signal unblocked; what happened.
+__attribute__((noinline, cold)) const FaultInfo &contained()
 {
-    info->signal = 0;
-    info->timeout = false;
-    Guard *const gp = __builtin_expect(t_guard_p && t_guard_p->ready, 1) ? t_guard_p : prepare_guard();
-    if (!gp || !code) return call();
-    Guard &g = *gp;
-    const LoadedCode *outer_code = g.code;  // (no nesting today; be safe)
-    g.code = code;
-    int rc;
+    Guard &g = *t_guard_p;
+    disarm(g);
+    unblock(g.info.timeout ? kTimerSignal : g.info.signal);
+    return g.info;
+}
+
+// Run Op::call(a...) under this thread's guard, for the code Op::code(a...);
+// after a contained fault or timeout, Op::failed(what happened, a...)
+// instead. Op's functions inline here, so that the function that holds
+// the setjmp is the only frame between the caller and the ifunc's (the
+// setjmp makes it save every callee-saved register: one such frame, not
+// two). Not nested (one ifunc at a time per thread, see t_dispatching): a
+// nested call would run unguarded rather than replace the jump target.
+template <typename Op, typename... A>
+__attribute__((noinline)) int run_guarded(A... a)
+{
+    Guard *const g = t_guard_p;
+    if (__builtin_expect(!g, 0)) {
+        if (Op::code(a...) && prepare_guard()) return run_guarded<Op>(a...);
+        return Op::call(a...);  // containment off
+    }
+    const LoadedCode *const code = Op::code(a...);
+    if (__builtin_expect(!code || g->code, 0)) return Op::call(a...);  // no code of ours, or nested
     // No signal mask saved (that is a syscall per invocation): after a
     // contained fault the handler's signal is unblocked by hand instead.
-    if (__builtin_setjmp(g.jump) == 0) {
-        g.active = 1;
-        if (g.limit > 0) arm(g, g.limit);
-        rc = call();
-        g.active = 0;
-        if (g.limit > 0) disarm(g);
-    } else {
-        disarm(g);
-        *info = g.info;
-        unblock(info->timeout ? kTimerSignal : info->signal);
-        rc = -1;
-    }
-    g.code = outer_code;
+    if (__builtin_expect(__builtin_setjmp(g->jump) != 0, 0)) return Op::failed(contained(), a...);
+    g->code = code;
+    if (g->timed) arm(*g);
+    const int rc = Op::call(a...);
+    g->code = nullptr;
+    if (g->timed) disarm(*g);
     return rc;
 }
+
+// guarded_entry's Op: the chain of run_chain() for the image's code; a
+// fault fails the invocation.
+struct EntryOp {
+    static const LoadedCode *code(xrdma_ctx *x, const void *, size_t) { return x->image ? x->image->code.get() : nullptr; }
+    static int call(xrdma_ctx *x, const void *args, size_t len) { return run_chain(x, args, len); }
+    __attribute__((noinline, cold)) static int failed(const FaultInfo &info, xrdma_ctx *x, const void *, size_t)
+    {
+        x->fail_status = fault_status(info, *x->entry, &x->fail_message);
+        return -1;
+    }
+};
+
+// guarded_call_compat's Op: the published API's void entry.
+struct CompatOp {
+    using Fn = void (*)(void *, size_t, void *);
+    static const LoadedCode *code(const LoadedCode *code, Fn, void *, size_t, void *, FaultInfo *) { return code; }
+    static int call(const LoadedCode *, Fn fn, void *payload, size_t size, void *target_args, FaultInfo *)
+    {
+        fn(payload, size, target_args);
+        return 0;
+    }
+    static int failed(const FaultInfo &what, const LoadedCode *, Fn, void *, size_t, void *, FaultInfo *info)
+    {
+        *info = what;
+        return -1;
+    }
+};
 
 // Names the library function around @p pc: the runtime set's function
 // whose address (as the process binds it: an IFUNC's chosen variant, e.g.
@@ -420,7 +449,7 @@ void probe_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
 bool checked_copy(void *dst, const void *src, size_t n)
 {
     if (n == 0) return true;
-    Guard *const gp = __builtin_expect(t_guard_p && t_guard_p->ready, 1) ? t_guard_p : prepare_guard();
+    Guard *const gp = __builtin_expect(t_guard_p != nullptr, 1) ? t_guard_p : prepare_guard();
     if (!gp) {  // containment off (XRDMA_CONTAIN_FAULTS=0)
         memcpy(dst, src, n);
         return true;
@@ -442,21 +471,13 @@ bool faults_contained()
     return on;
 }
 
-int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
-{
-    FaultInfo fault;  // (run_guarded directly: one frame less per invocation than through a function pointer)
-    int rc = run_guarded(x->image ? x->image->code.get() : nullptr, &fault, [&] { return run_chain(x, args, len); });
-    if (fault.signal || fault.timeout) x->fail_status = fault_status(fault, *x->entry, &x->fail_message);
-    return rc;
-}
+int guarded_entry(xrdma_ctx *x, const void *args, size_t len) { return run_guarded<EntryOp>(x, args, len); }
 
 int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
                         size_t size, void *target_args, FaultInfo *info)
 {
-    return run_guarded(code, info, [&] {
-        fn(payload, size, target_args);
-        return 0;
-    });
+    *info = FaultInfo{};
+    return run_guarded<CompatOp>(code, fn, payload, size, target_args, info);
 }
 
 ucx_ifunc_status_t fault_status(const FaultInfo &info, const std::string &entry, std::string *why)

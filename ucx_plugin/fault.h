@@ -33,28 +33,20 @@ struct FaultInfo {
     bool in_library = false; // pc in a library function the ifunc called
 };
 
-// This thread's depth of runtime calls, in its guard (null until the
-// thread first runs injected code).
-extern __thread volatile sig_atomic_t *t_runtime_depth __attribute__((tls_model("initial-exec")));
+// This thread's depth of runtime calls (RuntimeCall), which the fault
+// handler reads. Its own initial-exec variable, not a field of the guard:
+// counted without a test whether the thread has one yet.
+extern __thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec")));
 
 // Marks an XRDMA runtime call (xrdma_reply, xrdma_forward, ...) on this
 // thread: a fault inside it is not contained (see above). Inline: it
 // brackets every runtime call on the hot path.
 class RuntimeCall {
 public:
-    RuntimeCall() : depth_(t_runtime_depth)
-    {
-        if (depth_) ++*depth_;
-    }
-    ~RuntimeCall()
-    {
-        if (depth_) --*depth_;
-    }
+    RuntimeCall() { t_runtime_depth = t_runtime_depth + 1; }
+    ~RuntimeCall() { t_runtime_depth = t_runtime_depth - 1; }
     RuntimeCall(const RuntimeCall &) = delete;
     RuntimeCall &operator=(const RuntimeCall &) = delete;
-
-private:
-    volatile sig_atomic_t *depth_;
 };
 
 // Copy @p n bytes between memory an ifunc handed to a runtime call and the
@@ -72,7 +64,8 @@ extern __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec")));
 __attribute__((always_inline)) inline bool in_callers_frames(const void *p, size_t n)
 {
     const uintptr_t a = uintptr_t(p), here = uintptr_t(__builtin_frame_address(0)), hi = t_stack_hi;
-    return hi && a >= here && a + n >= a && a + n <= hi;
+    // (a <= hi also fails for an unknown top, 0; and n <= hi - a cannot wrap)
+    return a >= here && a <= hi && n <= hi - a;
 }
 
 // checked_copy when one side is known: @p theirs is what the ifunc handed

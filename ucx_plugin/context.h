@@ -124,12 +124,6 @@ namespace xrdma {
 extern __thread int t_dispatching __attribute__((tls_model("initial-exec")));
 }  // namespace xrdma
 
-namespace xrdma {
-// The entry of a dispatch, and the forwards that continue in this process
-// through the layer's continue_at hook, one after the other: what
-// guarded_entry runs under fault containment (target.cc).
-int run_chain(xrdma_ctx *x, const void *args, size_t len);
-}  // namespace xrdma
 
 namespace xrdma {
 
@@ -276,6 +270,28 @@ inline void sent_staged(ucx_ifunc_context *ctx, size_t args_len)
 {
     ctx->stats.invocations_sent++;
     ctx->stats.bytes_sent += sizeof(InvokeShortHdr) + args_len;
+}
+
+// target.cc: make the forward @p x just made the next hop of its chain in
+// this process, if the layer has the rank's memory here (1: it continues
+// here; 0: it travels as a message; -1: the layer refused).
+int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x);
+
+// The entry of a dispatch, and the forwards that continue in this process
+// through the layer's continue_at hook, one after the other: what
+// guarded_entry runs under fault containment (inline: it is the frame
+// around every ifunc call).
+inline int run_chain(xrdma_ctx *x, const void *args, size_t len)
+{
+    int rc = x->real_entry(x, args, len);
+    ucx_ifunc_context *ctx = x->context;
+    if (!ctx->params.continue_at || !x->hdr) return rc;
+    while (rc == 0 && x->forwarded && x->fwd_stays && x->fail_status == UCX_IFUNC_OK) {
+        const int next = continue_here(ctx, x);
+        if (next <= 0) return next < 0 ? -1 : rc;
+        rc = x->real_entry(x, x->hop_args.data() + x->fwd_prefix, x->hop_args.size() - x->fwd_prefix);
+    }
+    return rc;
 }
 // Send a result reply (status, message, reply bytes) on @p ep.
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,

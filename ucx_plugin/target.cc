@@ -90,38 +90,6 @@ bool stays(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rank)
            (x.image->code->movable && ctx->params.runs_here && ctx->params.runs_here(ctx->params.dispatch_arg, rank));
 }
 
-// Make the forward @p x just made the next hop of its chain in this
-// process (run_chain) if the layer has the rank's memory here: the layer
-// points its view there, the forward's arguments become the call's. 1: it
-// continues here; 0: it travels as a message; -1: the layer refused (the
-// invocation ends with the error it set).
-__attribute__((noinline)) int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
-{
-    const int rank = x->fwd_rank;
-    if (!x->fwd_stays) return 0;  // (xrdma_forward() asked, before the layer: most forwards leave)
-    RuntimeCall runtime;  // ours, not the ifunc's: a fault here is not contained
-    const int st = ctx->params.continue_at(ctx->params.dispatch_arg, x, rank);
-    if (st != 0) {
-        if (st > 0) return 0;
-        if (x->fail_status == UCX_IFUNC_OK)
-            ucx_ifunc_ctx_fail(x, UCX_IFUNC_ERR_NO_ROUTE, "the layer cannot run the forward here");
-        return -1;
-    }
-    ctx->stats.forwarded++;
-    ctx->stats.executed++;
-    x->hdr->hops++;
-    x->hdr->flags |= kForwarded;
-    x->hops_here++;
-    x->hop_args.swap(x->fwd_args);
-    x->payload = x->hop_args.data();
-    // As next_call(), but the layer's view and prefix stay (it moved them).
-    x->replied = x->forwarded = false;
-    x->reply.clear();
-    x->fwd_rank = -1;
-    x->exec_rank = rank;
-    return 1;
-}
-
 // Run entry @p fn of @p img on @p exec_rank's memory and answer through
 // @p route; forwards that stay in this process continue in the loop. Both
 // paths use it: an invocation that arrived (target_handle_invoke) and one
@@ -237,17 +205,36 @@ uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, int rank, size_t ar
 
 namespace xrdma {
 
-int run_chain(xrdma_ctx *x, const void *args, size_t len)
+// Make the forward @p x just made the next hop of its chain in this
+// process (run_chain) if the layer has the rank's memory here: the layer
+// points its view there, the forward's arguments become the call's. 1: it
+// continues here; 0: it travels as a message; -1: the layer refused (the
+// invocation ends with the error it set).
+int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
 {
-    int rc = x->real_entry(x, args, len);
-    ucx_ifunc_context *ctx = x->context;
-    if (!ctx->params.continue_at || !x->hdr) return rc;
-    while (rc == 0 && x->forwarded && x->fwd_stays && x->fail_status == UCX_IFUNC_OK) {
-        const int next = continue_here(ctx, x);
-        if (next <= 0) return next < 0 ? -1 : rc;
-        rc = x->real_entry(x, x->hop_args.data() + x->fwd_prefix, x->hop_args.size() - x->fwd_prefix);
+    const int rank = x->fwd_rank;
+    if (!x->fwd_stays) return 0;  // (xrdma_forward() asked, before the layer: most forwards leave)
+    RuntimeCall runtime;  // ours, not the ifunc's: a fault here is not contained
+    const int st = ctx->params.continue_at(ctx->params.dispatch_arg, x, rank);
+    if (st != 0) {
+        if (st > 0) return 0;
+        if (x->fail_status == UCX_IFUNC_OK)
+            ucx_ifunc_ctx_fail(x, UCX_IFUNC_ERR_NO_ROUTE, "the layer cannot run the forward here");
+        return -1;
     }
-    return rc;
+    ctx->stats.forwarded++;
+    ctx->stats.executed++;
+    x->hdr->hops++;
+    x->hdr->flags |= kForwarded;
+    x->hops_here++;
+    x->hop_args.swap(x->fwd_args);
+    x->payload = x->hop_args.data();
+    // As next_call(), but the layer's view and prefix stay (it moved them).
+    x->replied = x->forwarded = false;
+    x->reply.clear();
+    x->fwd_rank = -1;
+    x->exec_rank = rank;
+    return 1;
 }
 
 namespace {

@@ -186,12 +186,10 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 
 // xrdma_forward(): where the forward's @p args_len bytes of arguments (after
 // the layer's prefix) go when it can be written straight into the ring of
-// the rank it leaves for (the short form, to where the binding's last
+// the rank it leaves for (the short form, to where binding @p b's last
 // forward went): staged in x->staged; nullptr if not (fwd_args then).
-uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, int rank, size_t args_len)
+uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
 {
-    BoundEntry *b = x->bound;
-    if (!b || !ctx->rings || x->fwd_stays || !b->out.to_rank(rank, ctx->bound_epoch)) return nullptr;
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
     const InvokeHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
     const InvokeShortHdr s = make_invoke_short_hdr(uint8_t(h.flags | kForwarded), h.origin_rank, h.hops + 1, h.req_id,
@@ -435,9 +433,14 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
-    if (rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
-    x->fwd_stays = stays(ctx, *x, rank);
-    uint8_t *d = stage_forward(ctx, x, rank, args_size);
+    // Where the binding's last forward went as a message (the peers the same
+    // since): a peer, and it leaves again (runs_here()'s answer for a rank
+    // stays while the peers do, ucx_ifunc.h).
+    xrdma::BoundEntry *b = x->bound;
+    const bool again = b && b->out.to_rank(rank, ctx->bound_epoch);
+    if (!again && rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
+    x->fwd_stays = !again && stays(ctx, *x, rank);
+    uint8_t *d = again && ctx->rings ? stage_forward(ctx, x, b, args_size) : nullptr;
     if (!d) {  // (fwd_args keeps its capacity, and mostly its size, from call to call)
         if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size)) return -1;
         d = x->fwd_args.data();

@@ -87,7 +87,10 @@ typedef struct {
      * Optional: whether this process may run code on behalf of peer @p rank
      * (its memory is mapped here, see ucx_ifunc_invoke_local()). A forward
      * of movable code to such a rank continues in this process instead of
-     * travelling as a message. Called with @ref dispatch_arg.
+     * travelling as a message. Called with @ref dispatch_arg. Its answer for
+     * a rank must not change while the context's peers do not
+     * (ucx_ifunc_peer_add()): the plugin remembers where a stream of
+     * forwards went.
      */
     int        (*runs_here)(void *dispatch_arg, int rank);
     /**

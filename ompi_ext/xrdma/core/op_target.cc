@@ -3,7 +3,9 @@
 // the region when the ifunc did not reply itself. Also the accessors injected
 // code calls (xrdma_target, xrdma_target_blocks, xrdma_incoming,
 // xrdma_win_base), which the plugin learns of through
-// ucx_ifunc_register_runtime().
+// ucx_ifunc_register_runtime(); they find the running operation's view in
+// this layer's thread-local t_running, without a call into the plugin (this
+// runs on every hop: issue 14).
 #include "datatype.h"
 #include "op_view.h"
 #include "op_wire.h"
@@ -253,13 +255,13 @@ bool copy_size(size_t *bytes, size_t n) { return !bytes || ucx_ifunc_copy_checke
 inline bool in_entry_frames(const void *p, size_t n, uintptr_t cfa)
 {
     const uintptr_t a = reinterpret_cast<uintptr_t>(p), hi = reinterpret_cast<uintptr_t>(xrdma::mpi::t_running.view);
-    return a >= cfa && a < hi && hi - a >= n;  // (hi is 0 outside an entry)
+    return a >= cfa && a < hi && hi - a >= n;  // (hi is 0 outside an entry; p nullptr lies below cfa)
 }
 
 // copy_size() without the plugin's probe where in_entry_frames().
 __attribute__((always_inline)) inline bool store_size(size_t *bytes, size_t n, uintptr_t cfa)
 {
-    if (bytes && in_entry_frames(bytes, sizeof(n), cfa)) {
+    if (in_entry_frames(bytes, sizeof(n), cfa)) {
         memcpy(bytes, &n, sizeof(n));  // (an ifunc's pointer need not be aligned)
         return true;
     }
@@ -320,8 +322,7 @@ void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
     OpView *v = view_of(x);
     // The usual case (every chase hop): this rank's or a peer's static
     // window, the size stored into a variable of the ifunc.
-    if (__builtin_expect(
-            v && v->w->kind != WinKind::dynamic && bytes && in_entry_frames(bytes, sizeof(*bytes), XRDMA_CFA), 1)) {
+    if (__builtin_expect(v && v->w->kind != WinKind::dynamic && in_entry_frames(bytes, sizeof(*bytes), XRDMA_CFA), 1)) {
         memcpy(bytes, &v->bytes, sizeof(*bytes));
         return v->base;
     }

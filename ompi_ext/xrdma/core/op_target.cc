@@ -225,7 +225,7 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     if (rc == 0) {
         if (view.push()) {
             if (stream_push_reply(x, view) != 0) rc = -1;
-        } else if (h.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
+        } else if (view.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
             reply_region(x, w, view.blocks, view.region);
         }
         if (rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_forwarded(x))

@@ -15,7 +15,7 @@ static int64_t *base;          /* this rank's window memory */
 static MPI_Aint *addr;         /* dynamic windows: every rank's base address */
 static int dynamic;
 static MPI_Win win;
-static MPIX_Ifunc f_acc, f_max, f_sum, f_filter, f_double, f_bump, f_log, f_tour, f_fail, f_noop,
+static MPIX_Ifunc f_acc, f_max, f_sum, f_filter, f_double, f_bump, f_log, f_tour, f_fail, f_noop, f_outputs,
     f_unresolved, f_segv, f_spin, f_forbidden, f_libc_fault;
 
 /* target_disp of word @p w at rank @p r */
@@ -60,10 +60,11 @@ static const char *ops_image_path; /* the first image, for origin-side checks */
 static void load_all(char **paths)
 {
     ops_image_path = paths[0];
-    MPIX_Ifunc *ops[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop};
+    MPIX_Ifunc *ops[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop,
+                         &f_outputs};
     const char *names[] = {"accumulate", "store_max", "sum", "filter_gt", "double_then_get", "bump",
-                           "log_seq", "tour", "fail_with", "noop"};
-    load_image(paths[0], 10, ops, names);
+                           "log_seq", "tour", "fail_with", "noop", "size_outputs"};
+    load_image(paths[0], 11, ops, names);
     MPIX_Ifunc *one[1];
     const char *none[1] = {NULL}, *segv[1] = {"crash_segv"};
     one[0] = &f_unresolved;
@@ -90,6 +91,25 @@ static void test_xget_sum(void)
         CHECK(MPIX_Xget(&s, 1, MPI_INT64_T, t, disp(t, 10), 10, MPI_INT64_T, f_sum, NULL, 0, win) == MPI_SUCCESS, "xget");
         MPI_Win_flush(t, win);
         CHECK(s == want, "sum at rank %d: %ld, want %ld", t, (long)s, (long)want);
+    }
+    MPI_Win_unlock_all(win);
+}
+
+static void test_accessor_outputs(void)
+{
+    mt_section("Accessors: sizes stored through every kind of pointer, NULL for an unmapped one");
+    reset_window();
+    MPI_Win_lock_all(0, win);
+    for (int t = 0; t < size; ++t) {
+        int64_t got[6] = {0, 0, 0, 0, 0, 0};
+        CHECK(MPIX_Xget(got, 6, MPI_INT64_T, t, disp(t, 4), 3, MPI_INT64_T, f_outputs, NULL, 0, win) == MPI_SUCCESS,
+              "xget");
+        CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS, "flush");
+        CHECK(got[0] == WORDS * 8, "rank %d: window bytes %ld, want %d", t, (long)got[0], WORDS * 8);
+        CHECK(got[1] == 24 && got[2] == 24, "rank %d: region bytes through an unaligned local %ld, window memory %ld",
+              t, (long)got[1], (long)got[2]);
+        CHECK(got[3] == 1 && got[4] == 1 && got[5] == 1, "rank %d: NULL size %ld, unmapped size %ld %ld", t,
+              (long)got[3], (long)got[4], (long)got[5]);
     }
     MPI_Win_unlock_all(win);
 }
@@ -541,6 +561,7 @@ int main(int argc, char **argv)
     load_all(argv + 2);
 
     test_xget_sum();
+    test_accessor_outputs();
     test_xput_accumulate_atomic();
     test_ordering();
     test_forwarding();

@@ -258,11 +258,11 @@ int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *
     return MPI_SUCCESS;
 }
 
-uint64_t blocks_bytes(const std::vector<Block> &b)
+uint64_t blocks_bytes(const Block *b, size_t n)
 {
-    uint64_t n = 0;
-    for (const Block &x : b) n += x.len;
-    return n;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; ++i) total += b[i].len;
+    return total;
 }
 
 void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi)

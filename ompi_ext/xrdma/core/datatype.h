@@ -19,7 +19,7 @@ constexpr size_t kMaxBlocks = 65536;
 int flatten(MPI_Datatype type, int count, std::vector<Block> *out, std::string *why = nullptr);
 
 // Total bytes of the blocks, and their span [lo, hi).
-uint64_t blocks_bytes(const std::vector<Block> &b);
+uint64_t blocks_bytes(const Block *b, size_t n);
 void blocks_span(const Block *b, size_t n, int64_t *lo, int64_t *hi);
 
 // Whether @p count elements of @p type at @p origin are one contiguous run

@@ -229,7 +229,7 @@ struct Walk {
 
     int operator()(const uint8_t *data, size_t len, size_t offset)
     {
-        const std::vector<Block> &b = *v.blocks;
+        const BlockSpan &b = v.blocks;
         while (len) {
             while (block < b.size() && in == b[block].len) {
                 ++block;
@@ -328,7 +328,7 @@ int stream_push_reply(xrdma_ctx *x, OpView &v)
         return g.push_done ? 0 : fail(x, UCX_IFUNC_ERR_INVALID_PARAM,
                                       "a streamed Xget replies with xrdma_stream_reply(), not xrdma_reply()");
     // No reply of its own: the target region, as MPI_Get.
-    for (const Block &b : *v.blocks)
+    for (const Block &b : v.blocks)
         if (push_bytes(x, v, v.region + b.offset, size_t(b.len)) != 0) return -1;
     return push_finish(x, v);
 }
@@ -409,7 +409,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
     if (g.streaming) return fail(x, UCX_IFUNC_ERR_INVALID_PARAM, "xrdma_stream called from a streaming handler");
     g.streaming = true;
     v->stream_used = true;
-    const size_t total = v->op == XRDMA_OP_GET ? size_t(blocks_bytes(*v->blocks)) : v->incoming_len;
+    const size_t total = v->op == XRDMA_OP_GET ? size_t(blocks_bytes(v->blocks.data, v->blocks.n)) : v->incoming_len;
     int rc = header ? header(x, state, args, args_size, total) : 0;
     if (rc) return rc;
     Walk walk{x, *v, state, payload};
@@ -418,7 +418,7 @@ extern "C" int xrdma_stream(xrdma_ctx_t *x, const void *args, size_t args_size, 
         // are the same bytes); its xrdma_stream_reply() calls make the reply.
         const size_t chunk = stream_chunk();
         size_t off = 0;
-        for (const Block &b : *v->blocks) {
+        for (const Block &b : v->blocks) {
             char *at = v->region + b.offset;
             for (size_t done = 0; done < b.len && rc == 0;) {
                 const size_t n = std::min(size_t(b.len) - done, chunk - off % chunk);

@@ -123,3 +123,26 @@ XRDMA_IFUNC(set_flag)
     base[0] = v;
     return 0;
 }
+
+/* Xget: the accessors' size outputs through each kind of pointer an ifunc
+ * may hand over (its local variable, one not aligned, window memory off its
+ * stack, NULL, an unmapped address: then the accessor returns NULL and the
+ * target keeps serving). Replies what each gave. */
+XRDMA_IFUNC(size_outputs)
+{
+    int64_t out[6];
+    size_t n = 0, m = 0;
+    unsigned char raw[sizeof(size_t) + 1];
+    int64_t *base = xrdma_win_base(ctx, &n);
+    if (!base || n < 16) return 6;
+    out[0] = (int64_t)n;
+    void *t = xrdma_target(ctx, (size_t *)(void *)(raw + 1));
+    memcpy(&m, raw + 1, sizeof(m));
+    out[1] = t ? (int64_t)m : -1;
+    base[1] = -1;
+    out[2] = xrdma_target(ctx, (size_t *)(void *)&base[1]) == t ? base[1] : -2;
+    out[3] = t && xrdma_target(ctx, NULL) == t && xrdma_win_base(ctx, NULL) == base;
+    out[4] = xrdma_win_base(ctx, (size_t *)16) == NULL;
+    out[5] = xrdma_target(ctx, (size_t *)16) == NULL && xrdma_incoming(ctx, (size_t *)16) == NULL;
+    return xrdma_reply(ctx, out, sizeof(out));
+}

@@ -99,10 +99,10 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
                     ucp_ep_h reply_ep, Route &route, int exec_rank, BoundEntry *bound)
 {
     // The arguments are read where they arrived; only a forward that stays
-    // in this process makes new ones (kept in own_args).
+    // in this process makes new ones (kept in x.hop_args, which only the
+    // continue_at path uses otherwise: not this one).
     const uint8_t *cur = args;
     size_t cur_len = args_len;
-    Bytes own_args;
     const bool local = route.started_here != nullptr;
     xrdma_ctx &x = ctx->xctx;
     struct Release {  // a finished invocation does not point at the image, nor leaves a forward staged
@@ -145,9 +145,9 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
         // The data is here (this rank's, or a node peer's memory mapped
         // here, for code that may run anywhere): no message.
         if (!ctx->params.continue_at && x.fwd_stays) {  // (with it, run_chain continued)
-            own_args.swap(x.fwd_args);
-            cur = own_args.data();
-            cur_len = own_args.size();
+            x.hop_args.swap(x.fwd_args);
+            cur = x.hop_args.data();
+            cur_len = x.hop_args.size();
             exec_rank = x.fwd_rank;
             if (!local && !route_to_origin(ctx, h, &route.ep)) return;
             continue;

@@ -3,6 +3,7 @@
 
 #include "xrdma_common/bytes.h"
 #include "code_cache.h"
+#include "fault.h"
 #include "xrdma_common/free_list.h"
 #include "image.h"
 #include "pending.h"
@@ -384,8 +385,26 @@ inline ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string 
 {
     return entry_ran_well(x, rc) ? UCX_IFUNC_OK : entry_failure(x, rc, why);
 }
-int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args,
-                   size_t args_len);
+// (dispatch_entry() inline: it brackets every call. After a failure,
+// dispatch_failed() quarantines the image of a fault or timeout; without a
+// hook, dispatch_direct() is the dispatch.)
+__attribute__((cold)) int dispatch_failed(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rc);
+int dispatch_direct(void *, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t), const void *args,
+                    size_t len);
+inline int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, const void *args, size_t args_len)
+{
+    x->payload = static_cast<const uint8_t *>(args);
+    x->real_entry = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
+    t_dispatching++;
+    ctx->in_dispatch++;
+    const auto hook = ctx->params.dispatch ? ctx->params.dispatch : dispatch_direct;
+    const int rc = hook(ctx->params.dispatch_arg, x, guarded_entry, args, args_len);
+    t_dispatching--;
+    ctx->in_dispatch--;
+    ctx->stats.executed++;
+    if (__builtin_expect(x->fail_status != UCX_IFUNC_OK, 0)) return dispatch_failed(ctx, *x, rc);
+    return rc;
+}
 
 ucx_ifunc_status_t from_ucs(ucs_status_t st);
 

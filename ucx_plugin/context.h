@@ -125,7 +125,6 @@ namespace xrdma {
 extern __thread int t_dispatching __attribute__((tls_model("initial-exec")));
 }  // namespace xrdma
 
-
 namespace xrdma {
 
 // Bytes seen where they are (a span).
@@ -265,9 +264,9 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
 // Send the short form of invocation @p hdr with index @p index on @p ep.
 ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
                                      const void *args, size_t args_len);
-// A short invocation staged in a ring (ring_stage()) was published: counted
-// as send_invoke_short() counts what it sends.
-inline void sent_staged(ucx_ifunc_context *ctx, size_t args_len)
+// A short invocation went (send_invoke_short(), or published from a ring
+// slot where xrdma_forward() staged it): counted.
+inline void count_short_sent(ucx_ifunc_context *ctx, size_t args_len)
 {
     ctx->stats.invocations_sent++;
     ctx->stats.bytes_sent += sizeof(InvokeShortHdr) + args_len;

@@ -1,7 +1,9 @@
-// Dispatch: an entry runs through the layer's dispatch hook, under fault
-// containment (guarded_entry: only the ifunc's own frames unwind on a
-// fault), one at a time per context; an image whose code faulted or ran
-// past its time is quarantined.
+// Dispatch, the out-of-line parts: an entry runs through the layer's
+// dispatch hook (dispatch_entry(), inline in context.h) under fault
+// containment (guarded_entry, fault.cc: only the ifunc's own frames unwind
+// on a fault), one at a time per thread; here, the dispatch without a hook,
+// the quarantine of an image whose code faulted or ran past its time, and
+// what came of a call.
 #include "context.h"
 
 #include "fault.h"

@@ -44,7 +44,6 @@ constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
 constexpr uint16_t kMaxRkey = 4096;
 
-
 }  // namespace
 
 struct RingIn {

@@ -202,7 +202,7 @@ ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const 
 {
     // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)
     const InvokeShortHdr s = make_invoke_short_hdr(hdr.flags, hdr.origin_rank, hdr.hops, hdr.req_id, index);
-    sent_staged(ctx, args_len);
+    count_short_sent(ctx, args_len);
     Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);
 }

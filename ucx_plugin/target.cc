@@ -156,13 +156,12 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
         if (x.staged && ring_publish(*x.staged, &staged_len)) {
             // Written into the ring by xrdma_forward(): now visible.
             x.staged = nullptr;
-            sent_staged(ctx, staged_len);
+            count_short_sent(ctx, staged_len);
             st = UCX_IFUNC_OK;
         } else if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
             // Forwarded to the same rank as last time, which has the code and
             // the binding: the short form, without any lookup (a staged
             // forward moved out of the ring meanwhile: from fwd_args).
-            x.staged = nullptr;
             st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
@@ -293,15 +292,15 @@ inline bool refused(ucx_ifunc_context *ctx, const Route &route, const Hash &hash
 // does not know is sent back to be resent in full.
 void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
 {
-    if (!invoke_short_ok(in.hdr.data(), in.hdr.size(), in.data.size())) {
+    InvokeShortHdr s;  // (target_handle_invoke() sent only this size here)
+    memcpy(&s, in.hdr.data(), sizeof(s));
+    if (!invoke_short_valid(s, in.data.size())) {
         reject_short(ctx, in);
         return;
     }
     // Behind its sender's X-op that waits for a compile or a resend (before
     // the lookup: that X-op may be the full one that binds this index).
     if (in.reply_ep && compile_queue_hold_short(ctx, in)) return;
-    InvokeShortHdr s;
-    memcpy(&s, in.hdr.data(), sizeof(s));
     BoundEntry *b = in.reply_ep ? binding_find(ctx, in.reply_ep, s.index) : nullptr;
     if (!b) {
         if (in.reply_ep) {

@@ -152,13 +152,17 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data
 // Check an InvokeShortHdr (@p hdr_len bytes) and its data length: inline,
 // on the path of every warm invocation; what is wrong is said out of line.
 ucx_ifunc_status_t invoke_short_reject(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
+inline bool invoke_short_valid(const InvokeShortHdr &h, size_t data_len)  // (h copied out of the message)
+{
+    return h.magic == kInvokeShortMagic && h.version == kWireVersion && !(h.flags & ~(kForwarded | kQueued)) &&
+           h.index < kMaxBindings && data_len <= UINT32_MAX;
+}
 inline bool invoke_short_ok(const void *hdr, size_t hdr_len, size_t data_len)
 {
     InvokeShortHdr h;
     if (hdr_len != sizeof(h)) return false;
     memcpy(&h, hdr, sizeof(h));
-    return h.magic == kInvokeShortMagic && h.version == kWireVersion && !(h.flags & ~(kForwarded | kQueued)) &&
-           h.index < kMaxBindings && data_len <= UINT32_MAX;
+    return invoke_short_valid(h, data_len);
 }
 inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why)
 {

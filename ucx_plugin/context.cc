@@ -80,6 +80,8 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
     Sha256::prepare();  // not on the first image's path
     ctx->params = *params;
     if (ctx->params.size == 0) ctx->params.size = 1;
+    if (!ctx->params.dispatch) ctx->params.dispatch = dispatch_direct;  // (dispatch_entry() calls it as is)
+    ctx->xctx.context = ctx;
     ctx->am_invoke = params->am_id ? params->am_id : kAmInvoke;
     ctx->am_reply = uint16_t(ctx->am_invoke + 1);
     ucs_status_t st = set_am_handlers(ctx, true);

@@ -72,7 +72,7 @@ struct ucx_ifunc {
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
 struct xrdma_ctx {
     ucx_ifunc_context *context;
-    xrdma::InvokeHdr *hdr;            // nullptr in put-and-poll mode
+    xrdma::InvokeShortHdr *hdr;       // the invocation's identity (invoke_id()); nullptr in put-and-poll mode
     xrdma::CachedImage *image;         // while it runs (its caller holds a reference)
     const std::string *entry;          // its name (the invocation's, alive while it runs)
     ucp_ep_h reply_ep;                 // direct sender
@@ -262,7 +262,7 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
                                std::shared_ptr<const std::vector<uint8_t>> image,
                                const void *args, size_t args_len, int *bound = nullptr);
 // Send the short form of invocation @p hdr with index @p index on @p ep.
-ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
+ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len);
 // A short invocation went (send_invoke_short(), or published from a ring
 // slot where xrdma_forward() staged it): counted.
@@ -386,7 +386,8 @@ inline ucx_ifunc_status_t entry_outcome(const xrdma_ctx &x, int rc, std::string 
 }
 // (dispatch_entry() inline: it brackets every call. After a failure,
 // dispatch_failed() quarantines the image of a fault or timeout; without a
-// hook, dispatch_direct() is the dispatch.)
+// hook, dispatch_direct() is the dispatch: ucx_ifunc_context_create() puts
+// it in params.dispatch.)
 __attribute__((cold)) int dispatch_failed(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rc);
 int dispatch_direct(void *, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t), const void *args,
                     size_t len);
@@ -396,8 +397,7 @@ inline int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, con
     x->real_entry = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
     t_dispatching++;
     ctx->in_dispatch++;
-    const auto hook = ctx->params.dispatch ? ctx->params.dispatch : dispatch_direct;
-    const int rc = hook(ctx->params.dispatch_arg, x, guarded_entry, args, args_len);
+    const int rc = ctx->params.dispatch(ctx->params.dispatch_arg, x, guarded_entry, args, args_len);
     t_dispatching--;
     ctx->in_dispatch--;
     ctx->stats.executed++;

@@ -20,7 +20,10 @@ libucx_ifunc_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 # The common utilities go into libucx_ifunc (one knob registry per process):
 # the layers above use them from there.
 libucx_ifunc_la_LIBADD = libxrdma_common.la $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
-libucx_ifunc_la_LDFLAGS = -version-info 0:0:0
+# -Bsymbolic-functions: the library's calls to its own functions bind to
+# them directly, not through the PLT (nothing here is meant to be
+# interposed; the MPI_ interposers are in libmpix_xrdma_core).
+libucx_ifunc_la_LDFLAGS = -version-info 0:0:0 -Wl,-Bsymbolic-functions
 
 include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
 ucx_ifunc_includedir = $(includedir)/ucx_ifunc

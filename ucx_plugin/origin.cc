@@ -312,22 +312,22 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         return UCX_IFUNC_ERR_INVALID_PARAM;
     ucx_ifunc_context *ctx = ifunc->ctx;
     if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
-    InvokeHdr h = make_invoke_hdr((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0, ctx->params.rank, 0,
-                                  ctx->next_req_id++);
+    const InvokeShortHdr id = invoke_id((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0, ctx->params.rank, 0,
+                                        ctx->next_req_id++);
     ucx_ifunc_status_t st;
     if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
         // Sent to this endpoint last time, which has the code and the
         // binding: the short form, without any lookup.
-        st = send_invoke_short(ctx, ep, h, ifunc->out.index, args, args_size);
+        st = send_invoke_short(ctx, ep, id, ifunc->out.index, args, args_size);
     } else {
-        memcpy(h.hash, ifunc->hash.data(), sizeof(h.hash));
+        const InvokeHdr h = make_invoke_hdr(id.flags, id.origin_rank, id.hops, id.req_id, ifunc->hash.data());
         const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
         ifunc->out.record(ep, -1, index, st, ctx->bound_epoch);
     }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
-    ctx->pending.put(h.req_id, Pending{cb, user_data, ep});
+    ctx->pending.put(id.req_id, Pending{cb, user_data, ep});
     return UCX_IFUNC_INPROGRESS;
 }
 

@@ -41,6 +41,10 @@ namespace {
 
 constexpr uint32_t kRingSlots = 128;  // a power of two
 constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a window of 64 X-ops
+// A frame this small (a warm invocation's header and args) is copied out of
+// its slot as a block of this size, without a call: the slot has the room.
+constexpr size_t kSmallFrame = 128;
+static_assert(kSmallFrame <= kRingSlotSize - sizeof(RingSlotHdr), "a small frame's copy stays in its slot");
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
 constexpr uint16_t kMaxRkey = 4096;
 
@@ -283,7 +287,10 @@ __attribute__((noinline)) unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, 
         if (h.am_before > limit) break;  // an active message sent before it has not arrived yet
         const size_t len = size_t(h.hdr_len) + h.data_len;
         const bool ok = len <= kRingSlotSize - sizeof(h) && (h.kind == kAmInvoke || h.kind == kAmReply);
-        if (ok) memcpy(buf, slot + sizeof(h), len);
+        if (ok && len <= kSmallFrame)
+            __builtin_memcpy(buf, slot + sizeof(h), kSmallFrame);  // (a fixed size, copied inline: the slot has room)
+        else if (ok)
+            memcpy(buf, slot + sizeof(h), len);
         r.next++;
         store_release(r.base, r.next);  // the slot is free again: the sender's credit
         ++n;

@@ -179,7 +179,9 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     bool full = true;
     const int bind = binding_for_send(ctx, ep, hash, entry, &full);
     if (bound) *bound = bind;
-    if (!full && !image) return send_invoke_short(ctx, ep, hdr, uint32_t(bind), args, args_len);
+    if (!full && !image)
+        return send_invoke_short(ctx, ep, invoke_id(hdr.flags, hdr.origin_rank, hdr.hops, hdr.req_id), uint32_t(bind),
+                                 args, args_len);
     ctx->stats.invocations_sent++;
     InvokeHdr h = hdr;
     h.image_len = image ? image->size() : 0;
@@ -197,11 +199,11 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     return st;
 }
 
-ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr, uint32_t index,
+ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len)
 {
     // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)
-    const InvokeShortHdr s = make_invoke_short_hdr(hdr.flags, hdr.origin_rank, hdr.hops, hdr.req_id, index);
+    const InvokeShortHdr s = make_invoke_short_hdr(id.flags, id.origin_rank, id.hops, id.req_id, index);
     count_short_sent(ctx, args_len);
     Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);

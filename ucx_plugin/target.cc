@@ -24,7 +24,7 @@ const std::string kNoMessage;  // (a success's message, not made per invocation)
 // Where the final answer of an invocation goes.
 struct Route {
     ucx_ifunc_context *ctx;
-    const InvokeHdr &h;
+    const InvokeShortHdr &h;  // the invocation's identity (the answer's req_id)
     ucp_ep_h ep;  // nullptr: the origin is this process (complete locally)
     // An invocation started here by ucx_ifunc_invoke_local(): its completion,
     // called directly (it enters ctx->pending only if a forward leaves).
@@ -52,7 +52,7 @@ struct Route {
 
 // Once forwarded, answers go to the origin through the peer table (or stay
 // here if this is the origin). False if the origin cannot be reached.
-__attribute__((noinline)) bool route_to_origin_lookup(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
+__attribute__((noinline)) bool route_to_origin_lookup(ucx_ifunc_context *ctx, const InvokeShortHdr &h, ucp_ep_h *ep)
 {
     auto p = ctx->peers.find(h.origin_rank);
     if (p == ctx->peers.end()) {
@@ -65,7 +65,7 @@ __attribute__((noinline)) bool route_to_origin_lookup(ucx_ifunc_context *ctx, co
     ctx->origin_last_ep = p->second;
     return true;
 }
-inline bool route_to_origin(ucx_ifunc_context *ctx, const InvokeHdr &h, ucp_ep_h *ep)
+inline bool route_to_origin(ucx_ifunc_context *ctx, const InvokeShortHdr &h, ucp_ep_h *ep)
 {
     if (h.origin_rank == ctx->params.rank) {
         *ep = nullptr;
@@ -94,7 +94,7 @@ bool stays(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rank)
 // @p route; forwards that stay in this process continue in the loop. Both
 // paths use it: an invocation that arrived (target_handle_invoke) and one
 // started here (ucx_ifunc_invoke_local).
-inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx, InvokeHdr &h, const std::string &entry,
+inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx, InvokeShortHdr &h, const std::string &entry,
                     const std::shared_ptr<CachedImage> &img, void *fn, const uint8_t *args, size_t args_len,
                     ucp_ep_h reply_ep, Route &route, int exec_rank, BoundEntry *bound)
 {
@@ -114,8 +114,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             x.staged = nullptr;
         }
     } release{x};
-    x.context = ctx;
-    x.hdr = &h;
+    x.hdr = &h;  // (x.context is ctx from the context's creation)
     x.image = img.get();  // (a reference per call would cost two atomic operations)
     x.entry = &entry;
     x.reply_ep = reply_ep;
@@ -165,11 +164,11 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-            memcpy(h.hash, img->view.hash.data(), sizeof(h.hash));  // (a bound invocation's header came without)
+            const InvokeHdr full = make_invoke_hdr(h.flags, h.origin_rank, h.hops, h.req_id, img->view.hash.data());
             bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
-            st = send_invoke(ctx, dest, h, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
+            st = send_invoke(ctx, dest, full, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
             if (bound) bound->out.record(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
@@ -190,7 +189,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
 {
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
-    const InvokeHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
+    const InvokeShortHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
     const InvokeShortHdr s = make_invoke_short_hdr(uint8_t(h.flags | kForwarded), h.origin_rank, h.hops + 1, h.req_id,
                                                    b->out.index);
     uint8_t *d = ring_stage(*r, kAmInvoke, &s, sizeof(s), x->fwd_prefix + args_len, &x->fwd_args);
@@ -244,7 +243,7 @@ __attribute__((noinline)) bool unanswerable(ucx_ifunc_context *ctx, bool forward
     ctx->stats.rejected++;
     return false;
 }
-inline bool answer_to(ucx_ifunc_context *ctx, const InvokeHdr &h, const Incoming &in, ucp_ep_h *back)
+inline bool answer_to(ucx_ifunc_context *ctx, const InvokeShortHdr &h, const Incoming &in, ucp_ep_h *back)
 {
     *back = in.reply_ep;
     const bool forwarded = h.flags & kForwarded;
@@ -311,18 +310,16 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
         }
         return;
     }
-    // What the full form would have said, for the common path.
-    InvokeHdr h = make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, nullptr, uint32_t(in.data.size()));
-    h.entry_len = uint16_t(b->entry.size());
+    // The short header is the invocation's identity on the common path.
     ucp_ep_h back;
-    if (!answer_to(ctx, h, in, &back)) return;
-    Route route{ctx, h, back};
+    if (!answer_to(ctx, s, in, &back)) return;
+    Route route{ctx, s, back};
     if (refused(ctx, route, b->hash)) return;
     // The cache holds the image (binding_find() made it the front) and keeps
     // it while it runs: nothing changes the cache during a dispatch (arrivals
     // and finished compiles wait for its end), so no reference of our own,
     // which would cost two atomic operations per invocation.
-    run_invocation(ctx, h, b->entry, ctx->cache.front_shared(), b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
+    run_invocation(ctx, s, b->entry, ctx->cache.front_shared(), b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
                    ctx->params.rank, b);
 }
 
@@ -332,9 +329,9 @@ void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_sta
 {
     InvokeShortHdr f;  // (the common front of both headers)
     memcpy(&f, in.hdr.data(), sizeof(f));
-    const InvokeHdr h = make_invoke_hdr(f.flags, f.origin_rank, f.hops, f.req_id);
+    const InvokeShortHdr id = invoke_id(f.flags, f.origin_rank, f.hops, f.req_id);
     ucp_ep_h back;
-    if (answer_to(ctx, h, in, &back)) Route{ctx, h, back}.answer(st, why);
+    if (answer_to(ctx, id, in, &back)) Route{ctx, id, back}.answer(st, why);
 }
 
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
@@ -357,9 +354,10 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     memcpy(&h, in.hdr.data(), sizeof(h));
     if (compile_queue_hold(ctx, in, h)) return;  // waits for its bitcode's compile, or behind one
 
+    InvokeShortHdr id = invoke_id(h.flags, h.origin_rank, h.hops, h.req_id);
     ucp_ep_h back;
-    if (!answer_to(ctx, h, in, &back)) return;
-    Route route{ctx, h, back};
+    if (!answer_to(ctx, id, in, &back)) return;
+    Route route{ctx, id, back};
 
     const uint8_t *d = in.data.data();
     std::string entry(reinterpret_cast<const char *>(d), h.entry_len);
@@ -387,7 +385,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     BoundEntry *bound = (h.bind && in.reply_ep) ? binding_set(ctx, in.reply_ep, h.bind - 1, hash, entry, img, fn)
                                                 : nullptr;
 
-    run_invocation(ctx, h, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank, bound);
+    run_invocation(ctx, id, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank, bound);
 }
 
 namespace {
@@ -557,7 +555,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h f, int rank, const void *a
     // Pinned code runs only on this process's own memory.
     if (rank != f->ctx->params.rank && f->movable != UCX_IFUNC_OK) return UCX_IFUNC_ERR_DENIED;
     ucx_ifunc_context *ctx = f->ctx;
-    InvokeHdr h = make_invoke_hdr(0, ctx->params.rank, 0, ctx->next_req_id++, f->hash.data(), uint32_t(args_size));
+    InvokeShortHdr h = invoke_id(0, ctx->params.rank, 0, ctx->next_req_id++);
     const Pending done{cb, user_data, nullptr};
     Route route{ctx, h, nullptr, &done};
     if (refused(ctx, route, f->hash)) return UCX_IFUNC_INPROGRESS;

@@ -136,12 +136,18 @@ inline InvokeHdr make_invoke_hdr(uint8_t flags, int32_t origin_rank, uint32_t ho
     return h;
 }
 
-// The short form of an invocation, as sent with binding @p index.
+// The short form of an invocation, as sent with binding @p index. Without
+// an index (invoke_id()), the identity an invocation carries from hop to hop
+// in both forms (their fronts agree): what the answer and the next hop need.
 inline InvokeShortHdr make_invoke_short_hdr(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id,
                                             uint32_t index)
 {
     return InvokeShortHdr{kInvokeShortMagic, kWireVersion, uint8_t(flags & (kForwarded | kQueued)), uint16_t(index),
                           origin_rank,       hops,         req_id};
+}
+inline InvokeShortHdr invoke_id(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id)
+{
+    return make_invoke_short_hdr(flags, origin_rank, hops, req_id, 0);
 }
 
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks

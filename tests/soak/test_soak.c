@@ -78,6 +78,13 @@ int main(int argc, char **argv)
     const long mine = ops_of(rank, total);
     const char *tol_env = getenv("XRDMA_SOAK_RSS_TOLERANCE_KB");
     const long tolerance_kb = tol_env ? atol(tol_env) : 2048;
+    /* XRDMA_SOAK_RSS_CHECK=0 (run-soak under valgrind): RSS is printed, not
+     * checked. Valgrind's own translations of code first run late in the run
+     * grow RSS by up to 2 MiB there whatever the code does (1.6 and 2.1 MiB
+     * seen on a loaded machine, 0.1 MiB in a quiet run); its leak check
+     * stands in, and the plain runs check RSS. */
+    const char *rss_env = getenv("XRDMA_SOAK_RSS_CHECK");
+    const int check_rss = CHECK_RSS && !(rss_env && !strcmp(rss_env, "0"));
 
     const int words = 2 + 2 * size;
     int64_t *base;
@@ -162,7 +169,7 @@ int main(int argc, char **argv)
         if (s >= 4 * nsamples / 5 && samples[s].rss_kb > late) late = samples[s].rss_kb;
     }
     long growth = late - early;
-    if (CHECK_RSS && nsamples >= 10)
+    if (check_rss && nsamples >= 10)
         CHECK(growth <= tolerance_kb, "RSS grew by %ld KiB (early %ld KiB, late %ld KiB; tolerance %ld KiB)",
               growth, early, late, tolerance_kb);
     long peak = end.hwm_kb, max_peak = 0, max_growth = 0, max_rss = 0;
@@ -177,7 +184,7 @@ int main(int argc, char **argv)
         printf("soak: %ld ops (%ld accumulates) on %d ranks in %.2f s (%.0f ops/s); "
                "peak VmHWM %ld KiB, max RSS growth %ld KiB (tolerance %ld KiB%s)\n",
                done, counted, size, elapsed, done / elapsed, max_peak, max_growth, tolerance_kb,
-               CHECK_RSS ? "" : ", not checked: sanitizer allocator");
+               check_rss ? "" : CHECK_RSS ? ", not checked: under valgrind" : ", not checked: sanitizer allocator");
 
     MPIX_Ifunc_free(&f_acc);
     MPIX_Ifunc_free(&f_bump);

@@ -63,6 +63,7 @@ struct options {
     int modes[NMODES];
     const char *image[2];
     int win_create;
+    long idle_polls; /* --idle-polls */
 };
 
 static int g_rank = -1, g_size;
@@ -206,6 +207,18 @@ static int x_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr
     return MPI_SUCCESS;
 }
 
+/* Polls with nothing to do (--idle-polls): what an empty progress pass
+ * costs, the X-RDMA layer's and the bare UCP worker's (counted by callgrind
+ * in benchmarks/profile-hop). Not inlined: callgrind collects inside them. */
+__attribute__((noinline)) static void idle_xrdma_polls(long k)
+{
+    for (long i = 0; i < k; ++i) MPIX_Xprogress();
+}
+__attribute__((noinline)) static void idle_am_polls(long k)
+{
+    for (long i = 0; i < k; ++i) ucp_worker_progress(am.b.worker);
+}
+
 /* ---- options ----------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -226,6 +239,9 @@ static void usage(FILE *f)
             "      --image-native P, --image-bitcode P\n"
             "                     the images (default: xchase_native.xfn, xchase_bitcode.xfn\n"
             "                     beside this program)\n"
+            "      --idle-polls K after the chases, every rank polls K times with nothing\n"
+            "                     to do: MPIX_Xprogress (idle_xrdma_polls), then the AM\n"
+            "                     handler's worker (idle_am_polls), for benchmarks/profile-hop\n"
             "      --csv          CSV instead of the table\n"
             "  -h, --help         this text\n");
 }
@@ -257,6 +273,9 @@ static int handle(int c, const char *arg, void *data)
         if (!strcmp(arg, "create")) o->win_create = 1;
         else if (strcmp(arg, "allocate") != 0) return 0;
         return 1;
+    case 'I':
+        o->idle_polls = strtol(arg, &end, 10);
+        return *arg && !*end && o->idle_polls >= 0;
     case 'N': o->image[0] = arg; return 1;
     case 'B': o->image[1] = arg; return 1;
     default: return 0;
@@ -275,7 +294,8 @@ int main(int argc, char **argv)
     static const struct option extra[] = {
         {"locality", required_argument, 0, 'L'},      {"modes", required_argument, 0, 'M'},
         {"win-option", required_argument, 0, 'w'},    {"image-native", required_argument, 0, 'N'},
-        {"image-bitcode", required_argument, 0, 'B'}, {0, 0, 0, 0}};
+        {"image-bitcode", required_argument, 0, 'B'}, {"idle-polls", required_argument, 0, 'I'},
+        {0, 0, 0, 0}};
     struct options o;
     memset(&o, 0, sizeof(o));
     for (int m = 0; m < NMODES; ++m) o.modes[m] = 1;
@@ -458,6 +478,12 @@ int main(int argc, char **argv)
         MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
     if (g_rank == 0) printf("%sanswers checked: %s\n", co.csv ? "# " : "", failed ? "FAILED" : "ok");
+    if (o.idle_polls > 0) { /* nothing in flight: every rank polls alone */
+        MPI_Barrier(MPI_COMM_WORLD);
+        idle_xrdma_polls(o.idle_polls);
+        idle_am_polls(o.idle_polls);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 
     opal_progress_unregister(am_progress_hook);
     MPIX_Ifunc_free(&f[0]);

@@ -82,7 +82,6 @@ namespace {
 std::mutex g_mu;
 std::vector<std::pair<ucp_worker_h, ucx_ifunc_context *>> g_polled;
 std::atomic<uint64_t> g_gen{1};
-std::atomic<int> g_count{0};
 
 void polled_add(ucx_ifunc_context *ctx)
 {
@@ -90,7 +89,7 @@ void polled_add(ucx_ifunc_context *ctx)
     for (auto &e : g_polled)
         if (e.second == ctx) return;
     g_polled.emplace_back(ctx->params.worker, ctx);
-    g_count.store(int(g_polled.size()), std::memory_order_relaxed);
+    g_rings_polled.store(int(g_polled.size()), std::memory_order_relaxed);
     g_gen.fetch_add(1, std::memory_order_release);
 }
 
@@ -102,7 +101,7 @@ void polled_remove(ucx_ifunc_context *ctx)
             g_polled.erase(g_polled.begin() + long(i));
             break;
         }
-    g_count.store(int(g_polled.size()), std::memory_order_relaxed);
+    g_rings_polled.store(int(g_polled.size()), std::memory_order_relaxed);
     g_gen.fetch_add(1, std::memory_order_release);
 }
 
@@ -426,9 +425,10 @@ __attribute__((noinline)) PolledCopy &polled_refresh(uint64_t gen)
 }
 }  // namespace
 
-unsigned ring_poll(ucp_worker_h worker)
+std::atomic<int> g_rings_polled{0};
+
+unsigned ring_poll_rings(ucp_worker_h worker)
 {
-    if (!g_count.load(std::memory_order_relaxed)) return 0;
     const uint64_t gen = g_gen.load(std::memory_order_acquire);
     PolledCopy &c = __builtin_expect(t_polled && t_polled->seen == gen, 1) ? *t_polled : polled_refresh(gen);
     const auto &polled = c.list;

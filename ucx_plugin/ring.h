@@ -13,6 +13,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -152,8 +153,14 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
                   ucp_ep_h reply_ep);
 void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep);
 // Progress: frames in the rings of every context of @p worker (those of
-// another context are queued for it, as its active messages are).
-unsigned ring_poll(ucp_worker_h worker);
+// another context are queued for it, as its active messages are). Inline:
+// a pass without any ring (TCP, rings off, not yet asked for) costs a load.
+extern std::atomic<int> g_rings_polled;  // contexts with rings to poll, of any worker
+unsigned ring_poll_rings(ucp_worker_h worker);
+inline unsigned ring_poll(ucp_worker_h worker)
+{
+    return g_rings_polled.load(std::memory_order_relaxed) ? ring_poll_rings(worker) : 0;
+}
 
 // Context setup (rings on unless XRDMA_RING=off; @p ucp: the worker's UCP
 // context, nullptr: no rings), teardown, a failed peer.

@@ -170,7 +170,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
                              const void *args, int args_size, MPI_Win win, MPI_Request *request)
 {
     Runtime &rt = Runtime::get();
-    std::unique_lock<std::recursive_mutex> lock(rt.mu);
+    RuntimeLock m(rt);
+    std::unique_lock<RuntimeLock> lock(m);
     if (request) *request = MPI_REQUEST_NULL;
     Window *w = window_find(win);
     auto bad = [&](int err) {
@@ -326,8 +327,6 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
 
 extern "C" int xrdma_mpi_progress(void)
 {
-    Runtime &rt = Runtime::get();
-    std::lock_guard<std::recursive_mutex> guard(rt.mu);
-    rt.progress();
+    Runtime::get().app_progress();
     return MPI_SUCCESS;
 }

@@ -104,6 +104,10 @@ int Runtime::start()
         XRDMA_ERROR("ucp_init: %s", ucs_status_string(st));
         return MPI_ERR_OTHER;
     }
+    // The level MPI provides, also when MPI_Init_thread() did not come
+    // through pmpi.cc (a program that loads this library after MPI_Init).
+    int provided;
+    if (MPI_Query_thread(&provided) == MPI_SUCCESS) thread_level = provided;
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     // Every UCX call is made under mu, so serialized is enough for any level.
@@ -131,6 +135,7 @@ int Runtime::start()
         thread_stop_ = false;
         thread_ = std::thread([this] { thread_main(); });
     }
+    one_thread_.store(thread_level <= MPI_THREAD_FUNNELED && !thread_.joinable(), std::memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -201,7 +206,7 @@ ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)
 
 unsigned Runtime::progress()
 {
-    app_progress_.fetch_add(1, std::memory_order_relaxed);
+    if (!one_thread_.load(std::memory_order_relaxed)) app_progress_.fetch_add(1, std::memory_order_relaxed);
     return progress_locked();
 }
 
@@ -217,8 +222,16 @@ unsigned Runtime::progress_locked()
     return n;
 }
 
+unsigned Runtime::app_progress()
+{
+    RuntimeLock m(*this);
+    std::lock_guard<RuntimeLock> guard(m);
+    return progress();
+}
+
 unsigned Runtime::try_progress()
 {
+    if (one_thread_.load(std::memory_order_relaxed)) return progress_locked();
     app_progress_.fetch_add(1, std::memory_order_relaxed);  // (also when the lock is busy: it waits)
     std::unique_lock<std::recursive_mutex> lock(mu, std::try_to_lock);
     if (!lock.owns_lock()) return 0;

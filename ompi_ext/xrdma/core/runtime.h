@@ -73,9 +73,20 @@ public:
     unsigned progress();
     // From progress hooks: progress if nobody else holds the lock.
     unsigned try_progress();
+    // From the application (MPIX_Xprogress): progress, under the lock
+    // when another thread may call.
+    unsigned app_progress();
+    // Whether mu must be taken: another thread may call (the thread level
+    // is serialized or multiple, or the progress thread runs).
+    bool lock_needed() const { return !one_thread_.load(std::memory_order_relaxed); }
 
 private:
     bool started_ = false;
+    // One thread makes every MPI call (thread level single or funneled) and
+    // there is no progress thread: progress from hooks takes no lock (there
+    // is nobody to exclude; the recursive lock never kept a thread's own
+    // nested calls out either) and counts nothing for the thread.
+    std::atomic<bool> one_thread_{false};  // (read relaxed: written once, by start())
     std::thread thread_;
     std::atomic<bool> thread_stop_{false};
     // Progress calls of the application's threads (MPI waits, MPIX calls):
@@ -84,6 +95,19 @@ private:
     std::atomic<unsigned> app_progress_{0};
     unsigned progress_locked();
     void thread_main();
+};
+
+// Runtime::mu as the paths of every operation take it (std::unique_lock
+// over this): not at all when only one thread makes MPI calls and no
+// progress thread runs. Decided when made, so lock and unlock agree.
+class RuntimeLock {
+public:
+    explicit RuntimeLock(Runtime &rt) : mu_(rt.lock_needed() ? &rt.mu : nullptr) {}
+    void lock() { if (mu_) mu_->lock(); }
+    void unlock() { if (mu_) mu_->unlock(); }
+
+private:
+    std::recursive_mutex *mu_;
 };
 
 // progress_hook.cc: whether opal_progress() yields the processor when it

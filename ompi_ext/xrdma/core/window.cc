@@ -230,7 +230,8 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
 int window_complete(MPI_Win win, int target)
 {
     Runtime &rt = Runtime::get();
-    std::unique_lock<std::recursive_mutex> lock(rt.mu);
+    RuntimeLock m(rt);
+    std::unique_lock<RuntimeLock> lock(m);
     Window *w = window_find(win);
     if (!w) return MPI_SUCCESS;
     auto busy = [&] {

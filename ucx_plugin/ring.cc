@@ -321,7 +321,7 @@ RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
 void ring_unstage(RingOut &r)
 {
     if (!r.staged_to) return;
-    const uint8_t *d = ring_slot(r) + sizeof(RingSlotHdr) + r.staged_hdr_len;
+    const uint8_t *d = r.staged_slot + sizeof(RingSlotHdr) + r.staged_hdr_len;
     r.staged_to->assign(d, d + r.staged_len);
     r.staged_to = nullptr;
 }

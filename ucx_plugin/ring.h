@@ -53,10 +53,11 @@ struct RingOut {
     uint32_t slots = 0, slot_size = 0;
     uint8_t *base = nullptr;  // the ring, mapped here
     ucp_rkey_h rkey = nullptr;
-    // A staged frame (ring_stage) in slot `next`: where its data goes if it
-    // has to be moved out (nullptr: none staged), its header's and data's
-    // lengths.
+    // A staged frame (ring_stage) in slot `next` (staged_slot): where its
+    // data goes if it has to be moved out (nullptr: none staged), its
+    // header's and data's lengths.
     Bytes *staged_to = nullptr;
+    uint8_t *staged_slot = nullptr;
     uint16_t staged_hdr_len = 0;
     uint32_t staged_len = 0;
 };
@@ -118,6 +119,7 @@ inline uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t h
     uint8_t *slot = ring_next_slot(r, hdr_len + data_len);
     if (!slot) return nullptr;
     r.staged_to = unstage_to;
+    r.staged_slot = slot;
     r.staged_hdr_len = uint16_t(hdr_len);
     r.staged_len = uint32_t(data_len);
     return ring_write_front(slot, r, am_id, hdr, hdr_len, data_len);
@@ -132,7 +134,7 @@ inline __attribute__((always_inline)) bool ring_publish(RingOut &r, size_t *data
     }
     r.staged_to = nullptr;
     *data_len = r.staged_len;
-    uint8_t *slot = ring_slot(r);
+    uint8_t *slot = r.staged_slot;  // (= ring_slot(r): nothing was written since)
     // After every active message sent on the endpoint until now.
     const uint64_t before = r.am_sent;
     memcpy(slot + offsetof(RingSlotHdr, am_before), &before, sizeof(before));

@@ -224,8 +224,8 @@ unsigned Runtime::progress_locked()
 
 unsigned Runtime::app_progress()
 {
-    RuntimeLock m(*this);
-    std::lock_guard<RuntimeLock> guard(m);
+    if (!lock_needed()) return progress_locked();  // (nothing to count for a progress thread either)
+    std::lock_guard<std::recursive_mutex> guard(mu);
     return progress();
 }
 

@@ -54,14 +54,18 @@ inline void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, s
     if ((ctx->in_progress || t_serving == ctx->params.worker) && !ctx->in_dispatch && !t_dispatching &&
         ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
         // Nothing waits before it: run it now, from where it is.
-        Incoming in{am_id, View{static_cast<const uint8_t *>(header), header_length},
-                    View{static_cast<const uint8_t *>(data), length}, reply_ep, true, UCX_IFUNC_OK};
         const bool in_progress = ctx->in_progress;
         const ucp_worker_h serving = t_serving;
         ctx->in_progress = false;  // (a send inside may progress: queue what comes then)
         t_serving = nullptr;
         ctx->in_handler = in_ucx;  // inside UCX's handler: UCX progress must not recurse
-        handle(ctx, in);
+        const auto *h = static_cast<const uint8_t *>(header), *d = static_cast<const uint8_t *>(data);
+        if (am_id == kAmInvoke && header_length == sizeof(InvokeShortHdr)) {
+            target_handle_short(ctx, h, d, length, reply_ep);  // (a warm invocation: no Incoming)
+        } else {
+            Incoming in{am_id, View{h, header_length}, View{d, length}, reply_ep, true, UCX_IFUNC_OK};
+            handle(ctx, in);
+        }
         ctx->in_handler = false;
         t_serving = serving;
         ctx->in_progress = in_progress;

@@ -61,12 +61,10 @@ inline bool compile_queue_hold(ucx_ifunc_context *ctx, const Incoming &in, const
     return compile_queue_park(ctx, in, &h);
 }
 
-// The same for a short invocation, before its binding is looked up: the
-// full invocation that binds its index may be the one parked.
-inline bool compile_queue_hold_short(ucx_ifunc_context *ctx, const Incoming &in)
-{
-    return g_compile_parked.load(std::memory_order_relaxed) != 0 && compile_queue_park(ctx, in, nullptr);
-}
+// Whether anything is parked, in any context: a short invocation waits
+// (compile_queue_park(), before its binding is looked up: the full
+// invocation that binds its index may be the one parked) only then.
+inline bool compile_queue_any() { return g_compile_parked.load(std::memory_order_relaxed) != 0; }
 
 // ucx_ifunc_progress(): run what may run now.
 inline unsigned compile_queue_progress(ucx_ifunc_context *ctx)

@@ -314,6 +314,11 @@ ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void 
 
 // Target side: run one arrived invocation.
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in);
+// The same for one whose header is an InvokeShortHdr's size (a warm
+// invocation, or a sender's withdrawal), handled where it arrived
+// (arrive()): its @p hdr, its @p len bytes of @p data, its sender.
+void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, const uint8_t *data, size_t len,
+                         ucp_ep_h reply_ep);
 // End an arrived invocation (full or short form) that will not run with
 // @p st and @p why, at its origin: as any answer goes (its sender, or the
 // origin once forwarded; here if this is the origin).

@@ -243,9 +243,9 @@ __attribute__((noinline)) bool unanswerable(ucx_ifunc_context *ctx, bool forward
     ctx->stats.rejected++;
     return false;
 }
-inline bool answer_to(ucx_ifunc_context *ctx, const InvokeShortHdr &h, const Incoming &in, ucp_ep_h *back)
+inline bool answer_to(ucx_ifunc_context *ctx, const InvokeShortHdr &h, ucp_ep_h reply_ep, ucp_ep_h *back)
 {
-    *back = in.reply_ep;
+    *back = reply_ep;
     const bool forwarded = h.flags & kForwarded;
     if (forwarded ? route_to_origin(ctx, h, back) : *back != nullptr) return true;
     return unanswerable(ctx, forwarded);
@@ -287,24 +287,30 @@ inline bool refused(ucx_ifunc_context *ctx, const Route &route, const Hash &hash
     return !ctx->quarantined.empty() && answer_quarantined(ctx, route, hash);
 }
 
+}  // namespace
+
 // A warm invocation: image and entry named by the sender's binding; one it
-// does not know is sent back to be resent in full.
-void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
+// does not know is sent back to be resent in full. Taken apart where it
+// arrived: the Incoming the rare paths need is made only there.
+void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, const uint8_t *data, size_t len,
+                         ucp_ep_h reply_ep)
 {
-    InvokeShortHdr s;  // (target_handle_invoke() sent only this size here)
-    memcpy(&s, in.hdr.data(), sizeof(s));
-    if (!invoke_short_valid(s, in.data.size())) {
-        reject_short(ctx, in);
+    const auto in = [&] { return Incoming{kAmInvoke, View{hdr, sizeof(InvokeShortHdr)}, View{data, len}, reply_ep,
+                                          true, UCX_IFUNC_OK}; };
+    InvokeShortHdr s;
+    memcpy(&s, hdr, sizeof(s));
+    if (!invoke_short_valid(s, len)) {
+        reject_short(ctx, in());
         return;
     }
     // Behind its sender's X-op that waits for a compile or a resend (before
     // the lookup: that X-op may be the full one that binds this index).
-    if (in.reply_ep && compile_queue_hold_short(ctx, in)) return;
-    BoundEntry *b = in.reply_ep ? binding_find(ctx, in.reply_ep, s.index) : nullptr;
+    if (reply_ep && compile_queue_any() && compile_queue_park(ctx, in(), nullptr)) return;
+    BoundEntry *b = reply_ep ? binding_find(ctx, reply_ep, s.index) : nullptr;
     if (!b) {
-        if (in.reply_ep) {
+        if (reply_ep) {
             XRDMA_DEBUG("rank %d: unknown binding %u, asking for the full invocation", ctx->params.rank, s.index);
-            compile_queue_need(ctx, in, kReplyNeedBind);  // (its sender's later X-ops wait for the resend)
+            compile_queue_need(ctx, in(), kReplyNeedBind);  // (its sender's later X-ops wait for the resend)
         } else {
             ctx->stats.rejected++;
         }
@@ -312,18 +318,15 @@ void handle_bound(ucx_ifunc_context *ctx, Incoming &in)
     }
     // The short header is the invocation's identity on the common path.
     ucp_ep_h back;
-    if (!answer_to(ctx, s, in, &back)) return;
+    if (!answer_to(ctx, s, reply_ep, &back)) return;
     Route route{ctx, s, back};
     if (refused(ctx, route, b->hash)) return;
     // The cache holds the image (binding_find() made it the front) and keeps
     // it while it runs: nothing changes the cache during a dispatch (arrivals
     // and finished compiles wait for its end), so no reference of our own,
     // which would cost two atomic operations per invocation.
-    run_invocation(ctx, s, b->entry, ctx->cache.front_shared(), b->fn, in.data.data(), in.data.size(), in.reply_ep, route,
-                   ctx->params.rank, b);
+    run_invocation(ctx, s, b->entry, ctx->cache.front_shared(), b->fn, data, len, reply_ep, route, ctx->params.rank, b);
 }
-
-}  // namespace
 
 void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why)
 {
@@ -331,7 +334,7 @@ void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_sta
     memcpy(&f, in.hdr.data(), sizeof(f));
     const InvokeShortHdr id = invoke_id(f.flags, f.origin_rank, f.hops, f.req_id);
     ucp_ep_h back;
-    if (answer_to(ctx, id, in, &back)) Route{ctx, id, back}.answer(st, why);
+    if (answer_to(ctx, id, in.reply_ep, &back)) Route{ctx, id, back}.answer(st, why);
 }
 
 void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
@@ -341,7 +344,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
     if (in.hdr.size() == sizeof(InvokeShortHdr)) {
-        handle_bound(ctx, in);
+        target_handle_short(ctx, in.hdr.data(), in.data.data(), in.data.size(), in.reply_ep);
         return;
     }
     std::string why;
@@ -356,7 +359,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
 
     InvokeShortHdr id = invoke_id(h.flags, h.origin_rank, h.hops, h.req_id);
     ucp_ep_h back;
-    if (!answer_to(ctx, id, in, &back)) return;
+    if (!answer_to(ctx, id, in.reply_ep, &back)) return;
     Route route{ctx, id, back};
 
     const uint8_t *d = in.data.data();

@@ -107,7 +107,7 @@ struct xrdma_ctx {
     // call) and what the invocation set (context, image, entry) stays.
     void next_call(int rank)
     {
-        replied = forwarded = false;
+        replied = forwarded = fwd_stays = false;
         reply.clear();
         fwd_rank = -1;  // (fwd_args keeps its size: xrdma_forward() resizes it, mostly to the same)
         fwd_prefix = 0;
@@ -284,6 +284,9 @@ int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x);
 inline int run_chain(xrdma_ctx *x, const void *args, size_t len)
 {
     int rc = x->real_entry(x, args, len);
+    // (Most calls end without a forward that stays here: fwd_stays is set
+    // only by xrdma_forward(), and cleared for every call.)
+    if (__builtin_expect(!x->fwd_stays, 1)) return rc;
     ucx_ifunc_context *ctx = x->context;
     if (!ctx->params.continue_at || !x->hdr) return rc;
     while (rc == 0 && x->forwarded && x->fwd_stays && x->fail_status == UCX_IFUNC_OK) {
@@ -403,10 +406,11 @@ inline int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, con
     t_dispatching++;
     ctx->in_dispatch++;
     const int rc = ctx->params.dispatch(ctx->params.dispatch_arg, x, guarded_entry, args, args_len);
+    const ucx_ifunc_status_t failed = x->fail_status;  // (read once, before the counters' stores)
     t_dispatching--;
     ctx->in_dispatch--;
     ctx->stats.executed++;
-    if (__builtin_expect(x->fail_status != UCX_IFUNC_OK, 0)) return dispatch_failed(ctx, *x, rc);
+    if (__builtin_expect(failed != UCX_IFUNC_OK, 0)) return dispatch_failed(ctx, *x, rc);
     return rc;
 }
 

@@ -226,7 +226,7 @@ int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
     x->hop_args.swap(x->fwd_args);
     x->payload = x->hop_args.data();
     // As next_call(), but the layer's view and prefix stay (it moved them).
-    x->replied = x->forwarded = false;
+    x->replied = x->forwarded = x->fwd_stays = false;
     x->reply.clear();
     x->fwd_rank = -1;
     x->exec_rank = rank;

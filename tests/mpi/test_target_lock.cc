@@ -68,6 +68,28 @@ TEST(TargetLock, RecordsTheOwningProcess)
     munmap(s, sizeof(Shared));
 }
 
+// A fresh holder's first lock (take(), as window_dispatch() takes its
+// target's) is held and recorded, then moves (switch_to()) and is
+// released when the holder goes; take(nullptr) holds none.
+TEST(TargetLock, HolderTakesMovesAndReleases)
+{
+    Shared *s = map_shared();
+    ASSERT_NE(s, nullptr);
+    {
+        HeldLock none;
+        none.take(nullptr);
+        EXPECT_EQ(s->locks[0].owner.load(), 0u);
+        HeldLock held;
+        held.take(&s->locks[0]);
+        EXPECT_EQ(s->locks[0].owner.load(), uint32_t(getpid()));
+        held.switch_to(&s->locks[1]);
+        EXPECT_EQ(s->locks[0].owner.load(), 0u);
+        EXPECT_EQ(s->locks[1].owner.load(), uint32_t(getpid()));
+    }
+    EXPECT_EQ(s->locks[1].owner.load(), 0u);
+    munmap(s, sizeof(Shared));
+}
+
 // Read-modify-writes under the lock from several processes at once lose
 // nothing; a HeldLock moving between two targets never holds both.
 TEST(TargetLock, ExcludesAcrossProcesses)

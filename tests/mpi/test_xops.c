@@ -199,6 +199,13 @@ static void test_filter_and_default_reply(void)
     MPI_Win_flush(t, win);
     for (int i = 0; i < 10; ++i) CHECK(out[i] == init_value(t, 110 + i), "filtered[%d] = %ld", i, (long)out[i]);
     CHECK(out[10] == -7, "the origin buffer past the reply is untouched");
+    /* An empty target region (target count 0) that the ifunc does not
+     * answer: the Xget completes, with nothing to copy back. */
+    int64_t none = -7;
+    CHECK(MPIX_Xget(&none, 1, MPI_INT64_T, t, disp(t, 100), 0, MPI_INT64_T, f_noop, NULL, 0, win) == MPI_SUCCESS,
+          "xget of an empty region");
+    CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS, "flush of an unanswered xget of an empty region");
+    CHECK(none == -7, "empty region: the origin buffer is untouched (%ld)", (long)none);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     /* double_then_get: changes the target and returns the region. */

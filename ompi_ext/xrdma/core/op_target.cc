@@ -41,6 +41,19 @@ int fail(xrdma_ctx *x, ucx_ifunc_status_t st, const std::string &msg)
     return -1;
 }
 
+// A malformed X-operation (out of line: the hot path stays small). It
+// takes the dispatch hook's arguments where they are, so the hook moves
+// none; noipa: GCC would drop the unused ones, and move the others.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa, cold))
+#else
+__attribute__((noinline, cold))
+#endif
+int refuse(void *, xrdma_ctx *x, int (*)(xrdma_ctx *, const void *, size_t), const void *, size_t, const char *why)
+{
+    return fail(x, UCX_IFUNC_ERR_PROTOCOL, why);
+}
+
 // bind()'s errors (out of line: the hot path stays small).
 __attribute__((noinline, cold)) int not_mapped(xrdma_ctx *x, const Window *w, int exec)
 {
@@ -65,34 +78,45 @@ __attribute__((noinline)) int check_blocks(xrdma_ctx *x, const OpView &v, int ex
     return 0;
 }
 
+// What bind() reads of the view (the dispatch passes them from its
+// registers, not from the view it just stored them in): its target_disp,
+// whether it has blocks.
+struct BindOf {
+    int64_t disp;
+    bool blocks;
+};
+
 // Point @p v at rank @p exec's window memory, [base, base+bytes) with
 // @p disp_unit, where the function runs: checks that the operation's blocks
-// lie inside it and takes its @p lock (one function at a time per target,
-// wherever it runs).
-__attribute__((always_inline)) inline int bind_at(xrdma_ctx *x, OpView &v, int exec, char *base, size_t bytes,
-                                                  int disp_unit, NodeLock *lock)
+// lie inside it. (The caller takes that window's lock: one function at a
+// time per target, wherever it runs.)
+__attribute__((always_inline)) inline int bind_at(xrdma_ctx *x, OpView &v, BindOf o, int exec, char *base,
+                                                  size_t bytes, int disp_unit)
 {
-    char *region =
-        v.w->kind == WinKind::dynamic ? reinterpret_cast<char *>(v.disp) : base + v.disp * int64_t(disp_unit);
-    if (!v.blocks.empty() && check_blocks(x, v, exec, base, bytes, region) != 0) return -1;
+    // (A dynamic window's base is nullptr and its unit 1, window_setup():
+    // its region lies at the address target_disp.)
+    char *region = reinterpret_cast<char *>(reinterpret_cast<uintptr_t>(base) + uint64_t(o.disp) * uint64_t(disp_unit));
+    if (o.blocks && check_blocks(x, v, exec, base, bytes, region) != 0) return -1;
     v.base = base;
     v.bytes = bytes;
     v.region = region;
-    v.lock.switch_to(lock);
     return 0;
 }
 
 // bind_at() @p exec's window: this rank's (inline: every X-op that arrives),
-// or a node peer's mapped here (node-local execution).
-__attribute__((always_inline)) inline int bind(xrdma_ctx *x, OpView &v, int exec)
+// or a node peer's mapped here (node-local execution); @p lock: the lock
+// of that window (nullptr: none needed).
+__attribute__((always_inline)) inline int bind(xrdma_ctx *x, OpView &v, BindOf o, int exec, NodeLock **lock)
 {
     Window *w = v.w;
-    if (__builtin_expect(exec == w->rank, 1))
-        return bind_at(x, v, exec, w->base, size_t(w->bytes), w->disp_unit,
-                       w->node ? w->node->lock_of(exec) : nullptr);
+    if (__builtin_expect(exec == w->rank, 1)) {
+        *lock = w->own_lock;
+        return bind_at(x, v, o, exec, w->base, size_t(w->bytes), w->disp_unit);
+    }
     const PeerWindow *p = w->node ? w->node->mapped(exec) : nullptr;
     if (!p) return not_mapped(x, w, exec);
-    return bind_at(x, v, exec, p->base, size_t(p->bytes), p->disp_unit, p->lock);
+    *lock = p->lock;
+    return bind_at(x, v, o, exec, p->base, size_t(p->bytes), p->disp_unit);
 }
 
 // The incoming field of an operation with flags (out of line: most have
@@ -166,34 +190,31 @@ __attribute__((noinline)) void forward_by_value(xrdma_ctx *x, Window *w, const O
     ucx_ifunc_ctx_replace_forward_prefix(x, pre.data(), pre.size());
 }
 
-}  // namespace
+using Entry = int (*)(xrdma_ctx *, const void *, size_t);
 
-__thread Running t_running __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr};
+// What run() is instantiated for: an operation on this rank's window
+// without flags or blocks (Xinvoke, count 0: an empty region;
+// dispatch_bare), or without flags (dispatch_general), or any (run_any:
+// flags, another rank's window). Each instance has only its own paths, so
+// the frame of the common ones stays small.
+enum class Shape { bare, own, any };
 
-int window_continue_at(void *window, xrdma_ctx *x, int rank)
+// Run the operation of validated header @p h (copied out of @p p, the
+// payload of @p size bytes) on rank @p exec's window memory.
+template <Shape kShape>
+__attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry entry, const uint8_t *p, size_t size,
+                                              const OpHdr &h, int exec)
 {
-    OpView *v = view_of(x);
-    if (!v || v->w != window) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "no X-operation to continue");
-    if (rank != v->w->rank && !v->w->runs_here(rank)) return 1;  // a message
-    return bind(x, *v, rank);
-}
-
-int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t),
-                    const void *payload, size_t size)
-{
-    auto *w = static_cast<Window *>(window);
-    const auto *p = static_cast<const uint8_t *>(payload);
-    OpHdr h;
-    if (size < sizeof(h)) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "X-operation without its header");
-    memcpy(&h, p, sizeof(h));
-    uint64_t blocks_len = uint64_t(h.nblocks) * sizeof(Block);
-    if (h.magic != kOpMagic || h.nblocks > kMaxBlocks || sizeof(h) + blocks_len + h.incoming_len > size)
-        return fail(x, UCX_IFUNC_ERR_PROTOCOL, "malformed X-operation header");
+    constexpr bool kOwn = kShape != Shape::any;  // this rank's window, no flags
+    const uint64_t blocks_len = kShape == Shape::bare ? 0 : uint64_t(h.nblocks) * sizeof(Block);
     const size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
     const uint8_t *field = p + sizeof(h) + blocks_len;  // the incoming data
+    const uint8_t *args = p + prefix;
+    const size_t args_len = size - prefix;
+    if (kOwn) exec = w->rank;  // (the same: one value less to keep)
 
     OpView view(w, h.op, h.disp);
-    if (h.nblocks) {
+    if (kShape != Shape::bare && h.nblocks) {
         // Copied before they are checked: the payload may lie where its
         // sender can still write (a ring slot). Under the plugin's
         // one-at-a-time dispatch: one scratch vector per window.
@@ -205,14 +226,22 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
         int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);
         view.region_bytes = size_t(hi);
-    }  // (no blocks: Xinvoke, count 0: an empty region)
-    if (__builtin_expect(h.flags == 0, 1)) {
+    }
+    if (kOwn || h.flags == 0) {
         view.incoming = field;
         view.incoming_len = h.incoming_len;
     } else if (incoming_flagged(x, view, h, field) != 0) {
         return -1;
     }
-    if (bind(x, view, xrdma_rank(x)) != 0) return -1;
+    NodeLock *lock = nullptr;
+    const BindOf of{h.disp, kShape != Shape::bare && h.nblocks != 0};
+    if (kOwn) {
+        lock = w->own_lock;
+        if (bind_at(x, view, of, exec, w->base, size_t(w->bytes), w->disp_unit) != 0) return -1;
+    } else if (bind(x, view, of, exec, &lock) != 0) {
+        return -1;
+    }
+    view.lock.take(lock);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
     // The function, and the forwards it makes to ranks whose windows are
     // mapped here (window_continue_at re-points the view at each). Its
@@ -220,20 +249,93 @@ int window_dispatch(void *window, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const 
     // (One dispatch per thread at a time, the plugin's rule: nothing to
     // save and restore.)
     Running &running = t_running;
-    running = Running{x, &view};
-    int rc = entry(x, p + prefix, size - prefix);
+    running.x = x;
+    running.view = &view;
+    int rc = entry(x, args, args_len);
     if (rc == 0) {
-        if (view.push()) {
+        if (!kOwn && view.push()) {  // (only with kReplyStream)
             if (stream_push_reply(x, view) != 0) rc = -1;
-        } else if (view.op == XRDMA_OP_GET && !ucx_ifunc_ctx_answered(x)) {
+        } else if (kShape != Shape::bare && view.op == XRDMA_OP_GET && !view.blocks.empty() &&
+                   !ucx_ifunc_ctx_answered(x)) {
+            // (An empty region unanswered: the plugin's own answer, success
+            // without bytes, is that reply.)
             reply_region(x, w, view.blocks, view.region);
         }
-        if (rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_forwarded(x))
+        if (!kOwn && rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_forwarded(x))
             forward_by_value(x, w, h, p + sizeof(h), view);
     }
     if (view.stream_used) stream_end(x);  // (after the reply: it may still write into the origin's buffer)
     running.view = nullptr;
     return rc;
+}
+
+__attribute__((noinline)) int run_any(Window *w, xrdma_ctx *x, Entry entry, const uint8_t *p, size_t size,
+                                      const OpHdr &h, int exec)
+{
+    return run<Shape::any>(w, x, entry, p, size, h, exec);
+}
+
+// The header of the X-operation this thread dispatches, copied out of the
+// payload once by window_dispatch(), checked there and read by the path it
+// chose: the payload may lie where its sender can still write (a ring
+// slot), and what is checked must be what is used. (One dispatch per
+// thread at a time, the plugin's rule.)
+__thread OpHdr t_header __attribute__((tls_model("initial-exec")));
+
+// window_dispatch() of an operation with blocks or flags.
+__attribute__((noinline)) int dispatch_general(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+                                               size_t size)
+{
+    auto *w = static_cast<Window *>(window);
+    const OpHdr &h = t_header;
+    const int exec = xrdma_rank(x);
+    if (__builtin_expect(exec == w->rank && h.flags == 0, 1))
+        return run<Shape::own>(w, x, entry, static_cast<const uint8_t *>(payload), size, h, exec);
+    return run_any(w, x, entry, static_cast<const uint8_t *>(payload), size, h, exec);
+}
+
+// window_dispatch() of an operation without blocks or flags (Xinvoke,
+// count 0: an empty region).
+__attribute__((noinline)) int dispatch_bare(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+                                            size_t size)
+{
+    auto *w = static_cast<Window *>(window);
+    const OpHdr &h = t_header;  // (no blocks, no flags: window_dispatch() checked this copy)
+    const int exec = xrdma_rank(x);
+    if (__builtin_expect(exec != w->rank, 0))
+        return run_any(w, x, entry, static_cast<const uint8_t *>(payload), size, h, exec);
+    return run<Shape::bare>(w, x, entry, static_cast<const uint8_t *>(payload), size, h, exec);
+}
+
+}  // namespace
+
+__thread Running t_running __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr};
+
+int window_continue_at(void *window, xrdma_ctx *x, int rank)
+{
+    OpView *v = view_of(x);
+    if (!v || v->w != window) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "no X-operation to continue");
+    if (rank != v->w->rank && !v->w->runs_here(rank)) return 1;  // a message
+    NodeLock *lock = nullptr;
+    if (bind(x, *v, BindOf{v->disp, !v->blocks.empty()}, rank, &lock) != 0) return -1;
+    v->lock.switch_to(lock);
+    return 0;
+}
+
+// Checks the header and goes on where its shape is handled (tail calls:
+// this frame is gone by then).
+int window_dispatch(void *window, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
+{
+    if (__builtin_expect(size < sizeof(OpHdr), 0))
+        return refuse(window, x, entry, payload, size, "X-operation without its header");
+    OpHdr &h = t_header;
+    memcpy(&h, payload, sizeof(h));  // (read once: the checks and the path use this copy)
+    if (__builtin_expect(h.magic != kOpMagic || h.nblocks > kMaxBlocks ||
+                             sizeof(h) + uint64_t(h.nblocks) * sizeof(Block) + h.incoming_len > size,
+                         0))
+        return refuse(window, x, entry, payload, size, "malformed X-operation header");
+    if (h.nblocks != 0 || h.flags != 0) return dispatch_general(window, x, entry, payload, size);
+    return dispatch_bare(window, x, entry, payload, size);
 }
 
 }  // namespace xrdma::mpi
@@ -248,20 +350,24 @@ using xrdma::mpi::view_of;
 // (a fault inside a runtime call is not contained: the plugin checks).
 bool copy_size(size_t *bytes, size_t n) { return !bytes || ucx_ifunc_copy_checked(bytes, &n, sizeof(n)) == 0; }
 
-// Whether [p, p+n) lies in the live frames of the running entry above the
-// accessor whose canonical frame address (its caller's stack pointer before
-// the call: __builtin_dwarf_cfa() there) is @p cfa: mapped and writable, no
-// probe needed (an output variable of the ifunc, the usual case).
-inline bool in_entry_frames(const void *p, size_t n, uintptr_t cfa)
+// Whether [p, p+n) lies in the live frames of the running entry whose
+// view is @p v (not nullptr: the view lies in window_dispatch()'s frame,
+// above them) above the accessor whose canonical frame address (its
+// caller's stack pointer before the call: __builtin_dwarf_cfa() there) is
+// @p cfa: mapped and writable, no probe needed (an output variable of the
+// ifunc, the usual case). (p nullptr lies below cfa; v, a stack address,
+// lies far above n.)
+inline bool in_entry_frames(const void *p, size_t n, uintptr_t cfa, const OpView *v)
 {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p), hi = reinterpret_cast<uintptr_t>(xrdma::mpi::t_running.view);
-    return a >= cfa && a < hi && hi - a >= n;  // (hi is 0 outside an entry; p nullptr lies below cfa)
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p), hi = reinterpret_cast<uintptr_t>(v);
+    return a >= cfa && a <= hi - n;
 }
 
-// copy_size() without the plugin's probe where in_entry_frames().
-__attribute__((always_inline)) inline bool store_size(size_t *bytes, size_t n, uintptr_t cfa)
+// copy_size() without the plugin's probe where in_entry_frames() of the
+// running entry @p v (nullptr: none).
+__attribute__((always_inline)) inline bool store_size(size_t *bytes, size_t n, uintptr_t cfa, const OpView *v)
 {
-    if (in_entry_frames(bytes, sizeof(n), cfa)) {
+    if (v && in_entry_frames(bytes, sizeof(n), cfa, v)) {
         memcpy(bytes, &n, sizeof(n));  // (an ifunc's pointer need not be aligned)
         return true;
     }
@@ -290,14 +396,14 @@ extern "C" {
 void *xrdma_target(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (!store_size(bytes, v ? v->region_bytes : 0, XRDMA_CFA)) return nullptr;
+    if (!store_size(bytes, v ? v->region_bytes : 0, XRDMA_CFA, v)) return nullptr;
     return v ? v->region : nullptr;
 }
 
 const void *xrdma_incoming(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
-    if (!store_size(bytes, v ? v->incoming_len : 0, XRDMA_CFA)) return nullptr;
+    if (!store_size(bytes, v ? v->incoming_len : 0, XRDMA_CFA, v)) return nullptr;
     if (v && v->streamed() && !v->incoming) return xrdma::mpi::stream_stage_all(x, *v);  // (a function that does not stream)
     return v ? v->incoming : nullptr;
 }
@@ -306,7 +412,7 @@ const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *x, size_t *count)
 {
     OpView *v = view_of(x);
     const size_t n = v ? v->blocks.size() : 0;
-    if (!store_size(count, n, XRDMA_CFA)) return nullptr;
+    if (!store_size(count, n, XRDMA_CFA, v)) return nullptr;
     if (n == 0) return nullptr;
     std::vector<xrdma_block_t> &at = v->w->dispatch_at;
     if (v->at_region != v->region || at.size() != n) {
@@ -321,10 +427,12 @@ void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
     // The usual case (every chase hop): this rank's or a peer's static
-    // window, the size stored into a variable of the ifunc.
-    if (__builtin_expect(v && v->w->kind != WinKind::dynamic && in_entry_frames(bytes, sizeof(*bytes), XRDMA_CFA), 1)) {
+    // window (a dynamic one's base is nullptr, window_setup()), the size
+    // stored into a variable of the ifunc.
+    char *base = v ? v->base : nullptr;
+    if (__builtin_expect(base && in_entry_frames(bytes, sizeof(*bytes), XRDMA_CFA, v), 1)) {
         memcpy(bytes, &v->bytes, sizeof(*bytes));
-        return v->base;
+        return base;
     }
     return win_base_rest(v, bytes);
 }

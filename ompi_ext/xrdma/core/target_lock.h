@@ -47,11 +47,18 @@ inline void unlock(NodeLock *l) { l->owner.store(0, std::memory_order_release); 
 class HeldLock {
 public:
     HeldLock() = default;
-    explicit HeldLock(NodeLock *l) { switch_to(l); }
+    explicit HeldLock(NodeLock *l) { take(l); }
     ~HeldLock() { switch_to(nullptr); }
     HeldLock(const HeldLock &) = delete;
     HeldLock &operator=(const HeldLock &) = delete;
 
+    // The first lock of a holder that holds none (a fresh one): what
+    // switch_to() does then, without its tests of the one held.
+    void take(NodeLock *l)
+    {
+        held_ = l;
+        if (l) lock(l);
+    }
     void switch_to(NodeLock *l)
     {
         if (l == held_) return;

@@ -147,9 +147,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     PMPI_Comm_rank(w->comm, &w->rank);
     PMPI_Comm_size(w->comm, &w->size);
     w->kind = kind;
-    w->base = static_cast<char *>(base);
-    w->bytes = bytes;
-    w->disp_unit = disp_unit;
+    // (A dynamic window has no base and its displacements are addresses:
+    // the target side relies on base nullptr and unit 1 there, op_target.cc.)
+    const bool dynamic = kind == WinKind::dynamic;
+    w->base = dynamic ? nullptr : static_cast<char *>(base);
+    w->bytes = dynamic ? 0 : bytes;
+    w->disp_unit = dynamic ? 1 : disp_unit;
     w->exec_auto = exec_auto_for(info, rt.exec_auto);
     // From here on every early return releases what w holds (~Window).
     const int slot = agree_on_slot(rt, w->comm, started);
@@ -211,6 +214,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     // Node peers' mapped memory (collective: before anything a rank may
     // fail at alone).
     if (kind == WinKind::allocated || kind == WinKind::shared) w->node.reset(NodeLocal::setup(w.get(), w->comm));
+    if (w->node) w->own_lock = w->node->lock_of(w->rank);
     w->eps.resize(size_t(w->size));
     for (int i = 0; i < w->size; ++i) {
         std::vector<uint8_t> a(all.begin() + displs[size_t(i)], all.begin() + displs[size_t(i)] + lens[size_t(i)]);

@@ -60,6 +60,9 @@ struct Window {
     // Node peers whose window memory is mapped here (XRDMA_EXEC=auto,
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;
+    // node->lock_of(rank), read once at set-up: every X-op that arrives
+    // takes it (nullptr: no node peer runs code on this window).
+    NodeLock *own_lock = nullptr;
     std::vector<Block> dispatch_blocks;  // window_dispatch's scratch
     std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes

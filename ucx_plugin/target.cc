@@ -189,9 +189,12 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
 {
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
-    const InvokeShortHdr &h = *x->hdr;  // (as run_invocation() sends it: one hop more, forwarded)
-    const InvokeShortHdr s = make_invoke_short_hdr(uint8_t(h.flags | kForwarded), h.origin_rank, h.hops + 1, h.req_id,
-                                                   b->out.index);
+    // As run_invocation() sends it: the identity (a short header already,
+    // invoke_id()), one hop more, forwarded, with the binding's index.
+    InvokeShortHdr s = *x->hdr;
+    s.flags |= kForwarded;
+    s.hops++;
+    s.index = uint16_t(b->out.index);
     uint8_t *d = ring_stage(*r, kAmInvoke, &s, sizeof(s), x->fwd_prefix + args_len, &x->fwd_args);
     if (d) x->staged = r;
     return d;

@@ -51,8 +51,11 @@ inline bool queued_only(uint16_t am_id, const void *header, size_t header_length
 inline void arrive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length, const void *data,
                    size_t length, ucp_ep_h reply_ep, bool in_ucx)
 {
-    if ((ctx->in_progress || t_serving == ctx->params.worker) && !ctx->in_dispatch && !t_dispatching &&
-        ctx->incoming.empty() && !queued_only(am_id, header, header_length)) {
+    // (No ifunc runs on this thread: t_dispatching. ctx->in_dispatch is
+    // not asked: a context is used by one thread at a time, ucx_ifunc.h,
+    // so an ifunc of this context would be running on this thread.)
+    if ((ctx->in_progress || t_serving == ctx->params.worker) && !t_dispatching && ctx->incoming.empty() &&
+        !queued_only(am_id, header, header_length)) {
         // Nothing waits before it: run it now, from where it is.
         const bool in_progress = ctx->in_progress;
         const ucp_worker_h serving = t_serving;

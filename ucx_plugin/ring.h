@@ -101,13 +101,20 @@ inline uint8_t *ring_next_slot(RingOut &r, size_t len)
     return ring_slot(r);
 }
 
-// Write the slot header (all but its sequence word, which publishes it)
-// and the message header; returns where the data goes.
+// Write the slot header (all but its sequence word, which publishes it;
+// with @p before, also the count of active messages sent before it) and the
+// message header; returns where the data goes.
 inline uint8_t *ring_write_front(uint8_t *slot, const RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len,
-                                 size_t data_len)
+                                 size_t data_len, bool before = true)
 {
     RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
-    memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
+    constexpr size_t from = offsetof(RingSlotHdr, kind);  // (kind, the lengths)
+    if (before) {
+        memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
+    } else {
+        static_assert(offsetof(RingSlotHdr, am_before) + sizeof(h.am_before) == from, "slot header layout");
+        memcpy(slot + from, reinterpret_cast<const uint8_t *>(&h) + from, sizeof(h) - from);
+    }
     memcpy(slot + sizeof(h), hdr, hdr_len);
     return slot + sizeof(h) + hdr_len;
 }
@@ -122,7 +129,7 @@ inline uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t h
     r.staged_slot = slot;
     r.staged_hdr_len = uint16_t(hdr_len);
     r.staged_len = uint32_t(data_len);
-    return ring_write_front(slot, r, am_id, hdr, hdr_len, data_len);
+    return ring_write_front(slot, r, am_id, hdr, hdr_len, data_len, false);  // (ring_publish() writes am_before)
 }
 
 inline __attribute__((always_inline)) bool ring_publish(RingOut &r, size_t *data_len)

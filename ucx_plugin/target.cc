@@ -117,8 +117,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
     x.hdr = &h;  // (x.context is ctx from the context's creation)
     x.image = img.get();  // (a reference per call would cost two atomic operations)
     x.entry = &entry;
-    x.reply_ep = reply_ep;
-    x.target_args = nullptr;
+    x.reply_ep = reply_ep;  // (x.target_args stays nullptr: put-and-poll runs on an xrdma_ctx of its own)
     x.local = local;
     x.bound = bound;
     for (;;) {

@@ -139,7 +139,7 @@ __thread Guard *t_fast_guard __attribute__((tls_model("initial-exec"))) = &g_not
 
 // RuntimeCall's depth (fault.h); and the top of this thread's stack once
 // its guard is ready.
-__thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
+__thread sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
 __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {

@@ -113,6 +113,8 @@ struct Guard {
     AltStack alt;  // one thread-local object: one TLS lookup per guarded call
     double limit = 0;    // XRDMA_IFUNC_TIMEOUT
     uintptr_t stack_hi = 0;  // top of this thread's stack (0: unknown)
+    Guard() = default;
+    explicit Guard(const LoadedCode *busy) : code(busy) {}
     ~Guard()
     {
         if (timer_ready) timer_delete(timer);
@@ -125,12 +127,19 @@ thread_local Guard t_guard;
 // library loaded by dlopen() has room for too. Null until the thread's
 // guard is ready (prepare_guard()), so that one test tells both.
 __thread Guard *t_guard_p __attribute__((tls_model("initial-exec"))) = nullptr;
+// What a guarded call tests (run_guarded()): this thread's guard once it is
+// ready and untimed; until then, and for good when XRDMA_IFUNC_TIMEOUT is
+// set, g_not_fast, whose code is never null, so that the same one test
+// that finds a call already running sends these to run_guarded_other().
+// g_not_fast is never run under, and the handlers read t_guard_p only.
+Guard g_not_fast{reinterpret_cast<const LoadedCode *>(&g_not_fast)};  // (any non-null code: never dereferenced)
+__thread Guard *t_fast_guard __attribute__((tls_model("initial-exec"))) = &g_not_fast;
 
 }  // namespace
 
 // RuntimeCall's depth (fault.h); and the top of this thread's stack once
 // its guard is ready.
-__thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
+__thread sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec"))) = 0;
 __thread uintptr_t t_stack_hi __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
@@ -319,6 +328,7 @@ __attribute__((noinline, cold)) Guard *prepare_guard()
     }
     t_stack_hi = g.stack_hi;
     t_guard_p = &g;  // (last: the handlers take a set pointer for a ready guard)
+    if (!g.timed) t_fast_guard = &g;
     return &g;
 }
 
@@ -342,34 +352,52 @@ __attribute__((noinline, cold)) const FaultInfo &contained()
     return g.info;
 }
 
-// Run Op::call(a...) under this thread's guard, for the code Op::code(a...);
-// after a contained fault or timeout, Op::failed(what happened, a...)
-// instead. Op's functions inline here, so that the function that holds
-// the setjmp is the only frame between the caller and the ifunc's (the
-// setjmp makes it save every callee-saved register: one such frame, not
-// two). Not nested (one ifunc at a time per thread, see t_dispatching): a
-// nested call would run unguarded rather than replace the jump target.
-template <typename Op, typename... A>
-__attribute__((noinline)) int run_guarded(A... a)
+// The frame of a guarded call: Op::call(a...) for the code @p code under
+// guard @p g (ready, no call running), with a timer when kTimed (g and code
+// last: the arguments stay in the registers they came in); after a
+// contained fault or timeout, Op::failed(what happened, a...) instead.
+// Op's functions inline here, so that the function that holds the setjmp
+// is the only frame between the caller and the ifunc's (the setjmp makes it
+// save every callee-saved register: one such frame, not two).
+template <typename Op, bool kTimed, typename... A>
+__attribute__((noinline)) int call_guarded(A... a, Guard *g, const LoadedCode *code)
 {
-    Guard *const g = t_guard_p;
-    if (__builtin_expect(!g, 0)) {
-        if (Op::code(a...) && prepare_guard()) return run_guarded<Op>(a...);
-        return Op::call(a...);  // containment off
-    }
-    const LoadedCode *const code = Op::code(a...);
-    if (__builtin_expect(!code || g->code, 0)) return Op::call(a...);  // no code of ours, or nested
     // No signal mask saved (that is a syscall per invocation): after a
     // contained fault the handler's signal is unblocked by hand instead.
     if (__builtin_expect(__builtin_setjmp(g->jump) != 0, 0)) return Op::failed(contained(), a...);
     g->code = code;
-    if (g->timed) arm(*g);
+    if (kTimed) arm(*g);  // (after code is set: a timer that fires sees the call)
     const int rc = Op::call(a...);
     g->code = nullptr;
-    if (g->timed) disarm(*g);
+    if (kTimed) disarm(*g);
     return rc;
 }
 
+// run_guarded() when its one test fails: the thread's guard is not ready
+// yet, containment is off, a timer runs during each call, the call is
+// nested, or there is no code of ours.
+template <typename Op, typename... A>
+__attribute__((noinline)) int run_guarded_other(const LoadedCode *code, A... a)
+{
+    Guard *g = t_guard_p;
+    if (!code || (!g && !(g = prepare_guard()))) return Op::call(a...);  // no code of ours, or containment off
+    // Not nested (one ifunc at a time per thread, see t_dispatching): a
+    // nested call runs unguarded rather than replace the jump target.
+    if (g->code) return Op::call(a...);
+    return g->timed ? call_guarded<Op, true, A...>(a..., g, code) : call_guarded<Op, false, A...>(a..., g, code);
+}
+
+// Run Op::call(a...) under this thread's guard, for the code Op::code(a...)
+// (see call_guarded()). One test per call: t_fast_guard's code is null only
+// when an untimed call can start on a ready guard.
+template <typename Op, typename... A>
+inline int run_guarded(A... a)
+{
+    Guard *const g = t_fast_guard;
+    const LoadedCode *const code = Op::code(a...);
+    if (__builtin_expect(code && !g->code, 1)) return call_guarded<Op, false, A...>(a..., g, code);
+    return run_guarded_other<Op>(code, a...);
+}
 // guarded_entry's Op: the chain of run_chain() for the image's code; a
 // fault fails the invocation.
 struct EntryOp {

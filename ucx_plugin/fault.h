@@ -16,6 +16,7 @@
 #include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
 
+#include <atomic>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -35,16 +36,27 @@ struct FaultInfo {
 
 // This thread's depth of runtime calls (RuntimeCall), which the fault
 // handler reads. Its own initial-exec variable, not a field of the guard:
-// counted without a test whether the thread has one yet.
-extern __thread volatile sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec")));
+// counted without a test whether the thread has one yet. Not volatile: the
+// handler runs on this thread, and RuntimeCall's signal fences keep each
+// change in memory where it stands (one add to memory; a volatile was
+// loaded, changed and stored back).
+extern __thread sig_atomic_t t_runtime_depth __attribute__((tls_model("initial-exec")));
 
 // Marks an XRDMA runtime call (xrdma_reply, xrdma_forward, ...) on this
 // thread: a fault inside it is not contained (see above). Inline: it
 // brackets every runtime call on the hot path.
 class RuntimeCall {
 public:
-    RuntimeCall() { t_runtime_depth = t_runtime_depth + 1; }
-    ~RuntimeCall() { t_runtime_depth = t_runtime_depth - 1; }
+    RuntimeCall()
+    {
+        ++t_runtime_depth;
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~RuntimeCall()
+    {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        --t_runtime_depth;
+    }
     RuntimeCall(const RuntimeCall &) = delete;
     RuntimeCall &operator=(const RuntimeCall &) = delete;
 };

@@ -1,12 +1,17 @@
 // ucx_ifunc_register_runtime(): a layer above adds functions to the runtime
 // API, and the symbol policy (XRDMA_SYMBOLS=runtime, the default) then lets
-// injected code call them, by that name only.
+// injected code call them, by that name only. And a fault inside a runtime
+// call is the runtime's, never contained (RuntimeCall, fault.h).
+#include "code_cache.h"
+#include "context.h"
+#include "fault.h"
 #include "policy.h"
 #include "runtime_api.h"
 #include "ucx_ifunc.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,4 +75,64 @@ TEST(RuntimeApi, RegisteredFunctionsAreAllowedAndBoundToTheirAddress)
     EXPECT_FALSE(xrdma::runtime_api_has("test_layer_other"));
     EXPECT_EQ(addr_of("test_layer_fn"), reinterpret_cast<void *>(&test_layer_fn));
     EXPECT_EQ(xrdma::policy_check_imports({"test_layer_other"}, &why), UCX_IFUNC_ERR_DENIED) << why;
+}
+
+// What runs inside a runtime call (RuntimeCall) is the runtime's, not the
+// ifunc's: a fault there is not contained, even where the guard would
+// contain it otherwise. Here the image's code is every address (or none),
+// so that only RuntimeCall (or the code's range) tells the two apart.
+namespace {
+
+struct Code final : xrdma::LoadedCode {
+    explicit Code(bool every) : every(every) {}
+    void *symbol(const std::string &) const override { return nullptr; }
+    bool contains(uintptr_t) const override { return every; }
+    bool every;
+};
+
+int write_null(xrdma_ctx *, const void *, size_t)
+{
+    volatile int *volatile p = nullptr;
+    *p = 1;
+    return 0;
+}
+
+int write_null_in_runtime_call(xrdma_ctx *x, const void *args, size_t len)
+{
+    xrdma::RuntimeCall runtime;
+    return write_null(x, args, len);
+}
+
+// A guarded call of @p fn, as dispatch_entry() makes it, for an image whose
+// code is every address or none.
+struct GuardedCall {
+    xrdma::CachedImage image;
+    std::string entry = "write_null";
+    xrdma_ctx x{};
+    GuardedCall(xrdma_ifunc_entry_t fn, bool every)
+    {
+        image.code = std::make_unique<Code>(every);
+        x.image = &image;
+        x.entry = &entry;
+        x.real_entry = fn;
+    }
+    int run() { return xrdma::guarded_entry(&x, nullptr, 0); }
+};
+
+}  // namespace
+
+TEST(RuntimeApi, AFaultInsideARuntimeCallIsNotContained)
+{
+    GuardedCall ifunc(write_null, true);
+    EXPECT_EQ(-1, ifunc.run());
+    EXPECT_EQ(UCX_IFUNC_ERR_FAULT, ifunc.x.fail_status);
+    EXPECT_NE(std::string::npos, ifunc.x.fail_message.find("SIGSEGV")) << ifunc.x.fail_message;
+    GuardedCall again(write_null, true);  // (the guard is ready for the next)
+    EXPECT_EQ(-1, again.run());
+    EXPECT_EQ(UCX_IFUNC_ERR_FAULT, again.x.fail_status);
+
+    GuardedCall runtime(write_null_in_runtime_call, true);
+    EXPECT_DEATH(runtime.run(), "");
+    GuardedCall outside(write_null, false);  // not in the image's code
+    EXPECT_DEATH(outside.run(), "");
 }

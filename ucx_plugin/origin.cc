@@ -130,7 +130,7 @@ void handle_need_bind(ucx_ifunc_context *ctx, Incoming &in, const ReplyHdr &rh)
                           " never bound");
         return;
     }
-    const InvokeHdr ih = make_invoke_hdr(s.flags, s.origin_rank, s.hops, s.req_id, slot->hash.data());
+    const InvokeHdr ih = make_invoke_hdr(s, slot->hash.data());
     const std::string entry = slot->entry;  // (a copy: the send may add slots)
     ucx_ifunc_status_t st =
         send_invoke(ctx, ep, ih, entry, nullptr, d + sizeof(s), in.data.size() - sizeof(s));
@@ -320,7 +320,7 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         // binding: the short form, without any lookup.
         st = send_invoke_short(ctx, ep, id, ifunc->out.index, args, args_size);
     } else {
-        const InvokeHdr h = make_invoke_hdr(id.flags, id.origin_rank, id.hops, id.req_id, ifunc->hash.data());
+        const InvokeHdr h = make_invoke_hdr(id, ifunc->hash.data());
         const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);

@@ -180,8 +180,7 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     const int bind = binding_for_send(ctx, ep, hash, entry, &full);
     if (bound) *bound = bind;
     if (!full && !image)
-        return send_invoke_short(ctx, ep, invoke_id(hdr.flags, hdr.origin_rank, hdr.hops, hdr.req_id), uint32_t(bind),
-                                 args, args_len);
+        return send_invoke_short(ctx, ep, invoke_id(hdr), uint32_t(bind), args, args_len);
     ctx->stats.invocations_sent++;
     InvokeHdr h = hdr;
     h.image_len = image ? image->size() : 0;

@@ -163,7 +163,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-            const InvokeHdr full = make_invoke_hdr(h.flags, h.origin_rank, h.hops, h.req_id, img->view.hash.data());
+            const InvokeHdr full = make_invoke_hdr(h, img->view.hash.data());
             bool with_code = !code_known_by(ctx, dest, img->view.hash);
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
@@ -334,7 +334,7 @@ void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_sta
 {
     InvokeShortHdr f;  // (the common front of both headers)
     memcpy(&f, in.hdr.data(), sizeof(f));
-    const InvokeShortHdr id = invoke_id(f.flags, f.origin_rank, f.hops, f.req_id);
+    const InvokeShortHdr id = invoke_id(f);
     ucp_ep_h back;
     if (answer_to(ctx, id, in.reply_ep, &back)) Route{ctx, id, back}.answer(st, why);
 }
@@ -359,7 +359,7 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     memcpy(&h, in.hdr.data(), sizeof(h));
     if (compile_queue_hold(ctx, in, h)) return;  // waits for its bitcode's compile, or behind one
 
-    InvokeShortHdr id = invoke_id(h.flags, h.origin_rank, h.hops, h.req_id);
+    InvokeShortHdr id = invoke_id(h);
     ucp_ep_h back;
     if (!answer_to(ctx, id, in.reply_ep, &back)) return;
     Route route{ctx, id, back};

@@ -149,6 +149,18 @@ inline InvokeShortHdr invoke_id(uint8_t flags, int32_t origin_rank, uint32_t hop
 {
     return make_invoke_short_hdr(flags, origin_rank, hops, req_id, 0);
 }
+// The identity of the invocation header @p h (an InvokeHdr, or the front
+// both forms share).
+template <typename Hdr>
+inline InvokeShortHdr invoke_id(const Hdr &h)
+{
+    return invoke_id(h.flags, h.origin_rank, h.hops, h.req_id);
+}
+// The full header of invocation @p id, naming image @p hash (32 bytes).
+inline InvokeHdr make_invoke_hdr(const InvokeShortHdr &id, const uint8_t *hash)
+{
+    return make_invoke_hdr(id.flags, id.origin_rank, id.hops, id.req_id, hash);
+}
 
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
 

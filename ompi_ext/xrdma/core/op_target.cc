@@ -233,14 +233,8 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
     } else if (incoming_flagged(x, view, h, field) != 0) {
         return -1;
     }
-    NodeLock *lock = nullptr;
-    const BindOf of{h.disp, kShape != Shape::bare && h.nblocks != 0};
-    if (kOwn) {
-        lock = w->own_lock;
-        if (bind_at(x, view, of, exec, w->base, size_t(w->bytes), w->disp_unit) != 0) return -1;
-    } else if (bind(x, view, of, exec, &lock) != 0) {
-        return -1;
-    }
+    NodeLock *lock = nullptr;  // (kOwn: exec is this rank, so bind() takes its own window's branch)
+    if (bind(x, view, BindOf{h.disp, kShape != Shape::bare && h.nblocks != 0}, exec, &lock) != 0) return -1;
     view.lock.take(lock);
     ucx_ifunc_ctx_set_forward_prefix(x, prefix);
     // The function, and the forwards it makes to ranks whose windows are

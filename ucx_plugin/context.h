@@ -234,8 +234,11 @@ struct ucx_ifunc_context {
     // The invocation state handed to entries (one runs at a time).
     xrdma_ctx xctx{};
     ucx_ifunc_stats_t stats{};
-    // Rings to and from peers (ring.h); nullptr: rings are off.
+    // Rings to and from peers (ring.h); nullptr: rings are off. The ring
+    // towards the endpoint last looked up (ring_out()).
     xrdma::Rings *rings = nullptr;
+    ucp_ep_h ring_out_ep = nullptr;
+    xrdma::RingOut *ring_out_last = nullptr;
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
 };
@@ -266,6 +269,17 @@ ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const 
                                      const void *args, size_t args_len);
 // A short invocation went (send_invoke_short(), or published from a ring
 // slot where xrdma_forward() staged it): counted.
+// Sender side, from every send: the ring towards @p ep (nullptr: rings are
+// off, for this context or this endpoint); inline for the endpoint last
+// looked up, else ring_out_find() (ring.cc).
+RingOut *ring_out_find(ucx_ifunc_context *ctx, ucp_ep_h ep);
+inline RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
+{
+    if (!ctx->rings) return nullptr;
+    if (ctx->ring_out_ep == ep) return ctx->ring_out_last;
+    return ring_out_find(ctx, ep);
+}
+
 inline void count_short_sent(ucx_ifunc_context *ctx, size_t args_len)
 {
     ctx->stats.invocations_sent++;

@@ -80,6 +80,12 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
 {
     const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
     ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
+    const void *d = data;
+    if (header_length == 0 && !rndv && !front_header(&header, &header_length, &d, &length)) {
+        ctx->stats.rejected++;  // (no header at all: a stray message)
+        return UCS_OK;
+    }
+    data = const_cast<void *>(d);
     // A ring's control message is taken aside; anything else comes after
     // the frames its sender wrote into a ring before it.
     if (am_id == kAmReply && !rndv && ring_control(ctx, header, header_length, data, length, reply_ep))

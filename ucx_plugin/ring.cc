@@ -60,9 +60,7 @@ struct RingIn {
 
 struct Rings {
     ucp_context_h ucp = nullptr;
-    std::unordered_map<ucp_ep_h, std::unique_ptr<RingOut>> outs;
-    ucp_ep_h out_ep = nullptr;  // the last one looked up
-    RingOut *out_last = nullptr;
+    std::unordered_map<ucp_ep_h, std::unique_ptr<RingOut>> outs;  // (the last one looked up: in the context)
     // Kept until the context goes (a frame being handled may refer to its
     // ring's entry), freed memory and all.
     std::vector<std::unique_ptr<RingIn>> ins;
@@ -307,15 +305,12 @@ __attribute__((noinline)) unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, 
 
 }  // namespace
 
-RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
+RingOut *ring_out_find(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
-    Rings *g = ctx->rings;
-    if (!g) return nullptr;
-    if (g->out_ep == ep) return g->out_last;
-    std::unique_ptr<RingOut> &p = g->outs[ep];
+    std::unique_ptr<RingOut> &p = ctx->rings->outs[ep];  // (ring_out() checked there are rings)
     if (!p) p.reset(new RingOut{ep});
-    g->out_ep = ep;
-    return g->out_last = p.get();
+    ctx->ring_out_ep = ep;
+    return ctx->ring_out_last = p.get();
 }
 
 void ring_unstage(RingOut &r)
@@ -466,6 +461,8 @@ void rings_destroy(ucx_ifunc_context *ctx)
     if (g->probe) ucp_mem_unmap(g->ucp, g->probe);
     delete g;
     ctx->rings = nullptr;
+    ctx->ring_out_ep = nullptr;
+    ctx->ring_out_last = nullptr;
 }
 
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep)

@@ -64,9 +64,7 @@ struct RingOut {
 
 struct RingIn;   // from one sender endpoint (receiver side)
 
-// Sender side, from transmit(): the ring towards @p ep (nullptr: rings are
-// off, for this context or this endpoint).
-RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep);
+// (Sender side: ring_out(), context.h, finds the ring towards an endpoint.)
 // Write message (@p hdr, @p pieces) of kind @p am_id (kAmInvoke/kAmReply)
 // into ring @p r: false if it has no active ring, the message does not fit
 // a slot or the ring is full (send it as an active message then).

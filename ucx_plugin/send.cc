@@ -68,18 +68,57 @@ void send_done(void *request, ucs_status_t status, void *user_data)
 constexpr size_t kImmediateMax = 256;
 constexpr unsigned kImmediateRetry = 1024;
 
-// Send @p m as an active message.
-ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+// send_immediate(), when UCX did not complete the send at once (@p r).
+__attribute__((noinline)) bool immediate_not_sent(ucx_ifunc_context *ctx, ucs_status_ptr_t r, size_t len,
+                                                  ucx_ifunc_status_t *st)
 {
-    ucp_worker_h worker = ctx->params.worker;
-    size_t len = m.data_len();
+    if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the caller's buffer must outlive it
+        while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(ctx->params.worker);
+        ucp_request_free(r);
+        return true;
+    }
+    if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
+        XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+        *st = from_ucs(UCS_PTR_STATUS(r));
+        return true;
+    }
+    ctx->imm_fail_min = len;
+    return false;
+}
+
+// Send (@p hdr, @p data) at once from where they are, as a short message UCX
+// completes before it returns: false if it cannot (no resources, or too
+// long for its short path; noted in imm_fail_min), else *@p st is the result.
+inline __attribute__((always_inline)) bool send_immediate(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const void *hdr, size_t hdr_len,
+                    const void *data, size_t len, ucx_ifunc_status_t *st)
+{
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, hdr, hdr_len, data, len, &p);
+    *st = UCX_IFUNC_OK;
+    if (__builtin_expect(r == nullptr, 1)) return true;
+    return immediate_not_sent(ctx, r, len, st);
+}
+
+// Whether a message of @p len bytes of data is tried at once first (the
+// sizes that failed are retried after kImmediateRetry messages).
+inline bool try_immediate(ucx_ifunc_context *ctx, size_t len)
+{
     if (len >= ctx->imm_fail_min && ++ctx->imm_skipped >= kImmediateRetry) {
         ctx->imm_fail_min = SIZE_MAX;
         ctx->imm_skipped = 0;
     }
-    if (!m.image && len <= kImmediateMax && len < ctx->imm_fail_min) {
+    return len <= kImmediateMax && len < ctx->imm_fail_min;
+}
+
+// Send @p m as an active message.
+ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+{
+    size_t len = m.data_len();
+    if (!m.image && try_immediate(ctx, len)) {
         uint8_t buf[kImmediateMax];
-        const void *data = m.piece[0].p;  // one piece (a warm invocation's args): sent from where it is
+        const void *data = m.piece[0].p;  // one piece: sent from where it is
         if (m.piece[1].len || m.piece[2].len) {
             size_t n = 0;
             for (const auto &pc : m.piece) {
@@ -88,21 +127,8 @@ ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_
             }
             data = buf;
         }
-        ucp_request_param_t p;
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-        p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, m.hdr, m.hdr_len, data, len, &p);
-        if (r == nullptr) return UCX_IFUNC_OK;
-        if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL: the stack buffer must outlive it
-            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
-            ucp_request_free(r);
-            return UCX_IFUNC_OK;
-        }
-        if (UCS_PTR_STATUS(r) != UCS_ERR_NO_RESOURCE) {
-            XRDMA_WARN("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(r)));
-            return from_ucs(UCS_PTR_STATUS(r));
-        }
-        ctx->imm_fail_min = len;
+        ucx_ifunc_status_t st;
+        if (send_immediate(ctx, ep, am_id, m.hdr, m.hdr_len, data, len, &st)) return st;
     }
     SendOp *op = send_op_get(m.data_len());
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
@@ -204,6 +230,16 @@ ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const 
     // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)
     const InvokeShortHdr s = make_invoke_short_hdr(id.flags, id.origin_rank, id.hops, id.req_id, index);
     count_short_sent(ctx, args_len);
+    // To a peer without a ring, mostly: the header in front of the
+    // arguments, one piece from the stack (wire.h, kFrontHdr).
+    const RingOut *ring = ring_out(ctx, ep);
+    if ((!ring || ring->state == RingOut::kOff) && try_immediate(ctx, kFrontHdr + args_len)) {
+        uint8_t buf[kFrontHdr + kImmediateMax];
+        memcpy(buf, &s, kFrontHdr);
+        memcpy(buf + kFrontHdr, args, args_len);
+        ucx_ifunc_status_t st;
+        if (send_immediate(ctx, ep, ctx->am_invoke, nullptr, 0, buf, kFrontHdr + args_len, &st)) return st;
+    }
     Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);
 }

@@ -584,6 +584,16 @@ TEST_F(Hostile, MalformedInvocations)
     bs = s;
     bs.index = 0xffff;
     send_raw(&bs, sizeof(bs), entry), ++sent;
+    // Without a user header, a message's header is the front of its data
+    // (wire.h, kFrontHdr): too short for one, or a malformed one there, is
+    // refused on either id.
+    send_raw(nullptr, 0, entry), ++sent;
+    send_am(xrdma::kAmReply, nullptr, 0, entry), ++sent;
+    std::vector<uint8_t> front(sizeof(bs));
+    bs = s;
+    bs.magic = 0x12345678;
+    memcpy(front.data(), &bs, sizeof(bs));
+    send_raw(nullptr, 0, front), ++sent;
     bs = s;
     bs.index = 3;
     send_raw(&bs, sizeof(bs), entry);

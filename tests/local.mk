@@ -20,3 +20,4 @@ include tests/soak/local.mk
 include tests/sanitize/local.mk
 include tests/ompi_ext/local.mk
 include tests/docs/local.mk
+include tests/benchmarks/local.mk

@@ -7,6 +7,7 @@
 #include "loader_native.h"
 #include "xrdma_common/log.h"
 #include "policy.h"
+#include "xrdma_common/hot.h"
 
 #include <csetjmp>
 #include <dlfcn.h>
@@ -360,7 +361,7 @@ __attribute__((noinline, cold)) const FaultInfo &contained()
 // is the only frame between the caller and the ifunc's (the setjmp makes it
 // save every callee-saved register: one such frame, not two).
 template <typename Op, bool kTimed, typename... A>
-__attribute__((noinline)) int call_guarded(A... a, Guard *g, const LoadedCode *code)
+__attribute__((noinline)) XRDMA_HOT int call_guarded(A... a, Guard *g, const LoadedCode *code)
 {
     // No signal mask saved (that is a syscall per invocation): after a
     // contained fault the handler's signal is unblocked by hand instead.
@@ -499,7 +500,7 @@ bool faults_contained()
     return on;
 }
 
-int guarded_entry(xrdma_ctx *x, const void *args, size_t len) { return run_guarded<EntryOp>(x, args, len); }
+XRDMA_HOT int guarded_entry(xrdma_ctx *x, const void *args, size_t len) { return run_guarded<EntryOp>(x, args, len); }
 
 int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
                         size_t size, void *target_args, FaultInfo *info)

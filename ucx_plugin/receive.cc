@@ -11,6 +11,7 @@
 #include "ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
+#include "xrdma_common/hot.h"
 
 #include <cstddef>
 #include <algorithm>
@@ -74,7 +75,7 @@ QueuedIncoming *enqueue(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
     return ctx->incoming.back().get();
 }
 
-ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
+XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *header,
                         size_t header_length, void *data, size_t length,
                         const ucp_am_recv_param_t *param)
 {
@@ -117,14 +118,14 @@ ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const void *head
     return UCS_OK;
 }
 
-ucs_status_t am_invoke_cb(void *arg, const void *header, size_t header_length, void *data,
+XRDMA_HOT ucs_status_t am_invoke_cb(void *arg, const void *header, size_t header_length, void *data,
                           size_t length, const ucp_am_recv_param_t *param)
 {
     return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmInvoke, header, header_length,
                       data, length, param);
 }
 
-ucs_status_t am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
+XRDMA_HOT ucs_status_t am_reply_cb(void *arg, const void *header, size_t header_length, void *data,
                          size_t length, const ucp_am_recv_param_t *param)
 {
     return am_receive(static_cast<ucx_ifunc_context *>(arg), kAmReply, header, header_length,
@@ -217,7 +218,7 @@ void forget_queued(ucx_ifunc_context *ctx)
 
 extern "C" {
 
-unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
+XRDMA_HOT unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
 {
     // Called from a completion callback that runs inside UCX's progress (a
     // message handled in the AM handler): UCX progress must not recurse.

@@ -27,6 +27,7 @@
 #include "context.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
+#include "xrdma_common/hot.h"
 
 #include <atomic>
 #include <cstddef>
@@ -273,7 +274,7 @@ bool frame_there(const RingIn &r) { return r.base && load_acquire(slot_of(r, r.n
 // Take the frames of @p r that are there (its next one is: the caller
 // checked) and were sent before the first @p limit active messages from its
 // sender.
-__attribute__((noinline)) unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, uint64_t limit, bool in_ucx)
+__attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, uint64_t limit, bool in_ucx)
 {
     unsigned n = 0;
     alignas(16) uint8_t buf[kRingSlotSize];
@@ -384,7 +385,7 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
     return true;
 }
 
-void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
+XRDMA_HOT void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
 {
     Rings *g = ctx->rings;  // (the caller checked it is there)
     if (g->ins.empty() || !reply_ep) return;
@@ -422,7 +423,7 @@ __attribute__((noinline)) PolledCopy &polled_refresh(uint64_t gen)
 
 std::atomic<int> g_rings_polled{0};
 
-unsigned ring_poll_rings(ucp_worker_h worker)
+XRDMA_HOT unsigned ring_poll_rings(ucp_worker_h worker)
 {
     const uint64_t gen = g_gen.load(std::memory_order_acquire);
     PolledCopy &c = __builtin_expect(t_polled && t_polled->seen == gen, 1) ? *t_polled : polled_refresh(gen);

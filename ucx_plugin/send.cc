@@ -7,6 +7,7 @@
 #include "ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
+#include "xrdma_common/hot.h"
 
 #include <algorithm>
 #include <atomic>
@@ -113,7 +114,7 @@ inline bool try_immediate(ucx_ifunc_context *ctx, size_t len)
 }
 
 // Send @p m as an active message.
-ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+XRDMA_HOT ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
     size_t len = m.data_len();
     if (!m.image && try_immediate(ctx, len)) {
@@ -164,7 +165,7 @@ ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_
 
 // Send @p m on @p ep: written into the receiver's ring when there is one
 // it fits (ring.h), else as an active message, counted for the ring's order.
-ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
+XRDMA_HOT ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
     RingOut *ring = ring_out(ctx, ep);
     if (!ring || ring->state == RingOut::kOff) return transmit_am(ctx, ep, am_id, m);  // (no ring: nothing to count)
@@ -224,7 +225,7 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     return st;
 }
 
-ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
+XRDMA_HOT ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len)
 {
     // (A failed endpoint: send_invoke() refuses it, and forgets its bindings.)

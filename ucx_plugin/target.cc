@@ -7,6 +7,7 @@
 #include "xrdma_common/config.h"
 #include "fault.h"
 #include "xrdma_common/log.h"
+#include "xrdma_common/hot.h"
 
 #include <algorithm>
 #include <chrono>
@@ -185,7 +186,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 // the layer's prefix) go when it can be written straight into the ring of
 // the rank it leaves for (the short form, to where binding @p b's last
 // forward went): staged in x->staged; nullptr if not (fwd_args then).
-uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
+XRDMA_HOT uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
 {
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
     // As run_invocation() sends it: the identity (a short header already,
@@ -294,8 +295,8 @@ inline bool refused(ucx_ifunc_context *ctx, const Route &route, const Hash &hash
 // A warm invocation: image and entry named by the sender's binding; one it
 // does not know is sent back to be resent in full. Taken apart where it
 // arrived: the Incoming the rare paths need is made only there.
-void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, const uint8_t *data, size_t len,
-                         ucp_ep_h reply_ep)
+XRDMA_HOT void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, const uint8_t *data, size_t len,
+                                   ucp_ep_h reply_ep)
 {
     const auto in = [&] { return Incoming{kAmInvoke, View{hdr, sizeof(InvokeShortHdr)}, View{data, len}, reply_ep,
                                           true, UCX_IFUNC_OK}; };
@@ -429,7 +430,7 @@ int xrdma_reply(xrdma_ctx_t *x, const void *buf, size_t bytes)
     return 0;
 }
 
-int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
+XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
 {
     xrdma::RuntimeCall runtime;
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
@@ -460,8 +461,8 @@ int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
 }
 
 int xrdma_origin(xrdma_ctx_t *x) { return (x && x->hdr) ? x->hdr->origin_rank : -1; }
-int xrdma_rank(xrdma_ctx_t *x) { return x ? x->exec_rank : -1; }
-int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
+XRDMA_HOT int xrdma_rank(xrdma_ctx_t *x) { return x ? x->exec_rank : -1; }
+XRDMA_HOT int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
 void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
 void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
 
@@ -507,7 +508,7 @@ int xrdma_log(xrdma_ctx_t *x, const char *fmt, ...)
 
 void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data = layer_data; }
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
-void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
+XRDMA_HOT void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
 int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
 int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }

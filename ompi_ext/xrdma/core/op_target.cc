@@ -13,6 +13,7 @@
 #include "window.h"
 #include "xrdma_ifunc.h"
 #include "xrdma_mpi.h"
+#include "xrdma_common/hot.h"
 
 #include <cstring>
 #include <string>
@@ -290,7 +291,7 @@ __attribute__((noinline)) int dispatch_general(void *window, xrdma_ctx *x, Entry
 
 // window_dispatch() of an operation without blocks or flags (Xinvoke,
 // count 0: an empty region).
-__attribute__((noinline)) int dispatch_bare(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+__attribute__((noinline)) XRDMA_HOT int dispatch_bare(void *window, xrdma_ctx *x, Entry entry, const void *payload,
                                             size_t size)
 {
     auto *w = static_cast<Window *>(window);
@@ -318,7 +319,7 @@ int window_continue_at(void *window, xrdma_ctx *x, int rank)
 
 // Checks the header and goes on where its shape is handled (tail calls:
 // this frame is gone by then).
-int window_dispatch(void *window, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
+XRDMA_HOT int window_dispatch(void *window, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
 {
     if (__builtin_expect(size < sizeof(OpHdr), 0))
         return refuse(window, x, entry, payload, size, "X-operation without its header");
@@ -417,7 +418,7 @@ const xrdma_block_t *xrdma_target_blocks(xrdma_ctx_t *x, size_t *count)
     return at.data();
 }
 
-void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
+XRDMA_HOT void *xrdma_win_base(xrdma_ctx_t *x, size_t *bytes)
 {
     OpView *v = view_of(x);
     // The usual case (every chase hop): this rank's or a peer's static

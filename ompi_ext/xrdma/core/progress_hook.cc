@@ -5,11 +5,12 @@
 #include <opal/runtime/opal_progress.h>
 
 #include "runtime.h"
+#include "xrdma_common/hot.h"
 
 namespace xrdma::mpi {
 
 namespace {
-int opal_hook() { return int(Runtime::get().try_progress()); }
+XRDMA_HOT int opal_hook() { return int(Runtime::get().try_progress()); }
 }  // namespace
 
 void progress_hook_register() { opal_progress_register(opal_hook); }

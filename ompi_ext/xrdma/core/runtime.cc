@@ -6,6 +6,7 @@
 #include "xrdma_common/log.h"
 #include "op_wire.h"
 #include "window.h"
+#include "xrdma_common/hot.h"
 
 #include <hwloc.h>
 #include <cstdlib>
@@ -210,7 +211,7 @@ unsigned Runtime::progress()
     return progress_locked();
 }
 
-unsigned Runtime::progress_locked()
+XRDMA_HOT unsigned Runtime::progress_locked()
 {
     if (!started_) return 0;
     unsigned n = 0;
@@ -229,7 +230,7 @@ unsigned Runtime::app_progress()
     return progress();
 }
 
-unsigned Runtime::try_progress()
+XRDMA_HOT unsigned Runtime::try_progress()
 {
     if (one_thread_.load(std::memory_order_relaxed)) return progress_locked();
     app_progress_.fetch_add(1, std::memory_order_relaxed);  // (also when the lock is busy: it waits)

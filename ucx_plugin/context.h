@@ -267,8 +267,6 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
 // Send the short form of invocation @p hdr with index @p index on @p ep.
 ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len);
-// A short invocation went (send_invoke_short(), or published from a ring
-// slot where xrdma_forward() staged it): counted.
 // Sender side, from every send: the ring towards @p ep (nullptr: rings are
 // off, for this context or this endpoint); inline for the endpoint last
 // looked up, else ring_out_find() (ring.cc).
@@ -280,6 +278,8 @@ inline RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
     return ring_out_find(ctx, ep);
 }
 
+// A short invocation went (send_invoke_short(), or published from a ring
+// slot where xrdma_forward() staged it): counted.
 inline void count_short_sent(ucx_ifunc_context *ctx, size_t args_len)
 {
     ctx->stats.invocations_sent++;

@@ -25,7 +25,8 @@
  * Idle policy, the same for all modes: ranks other than 0 wait in
  * MPI_Barrier, where Open MPI's progress engine runs both the X-RDMA hook
  * and this program's UCP worker (registered with opal_progress_register),
- * yielding the core when idle (mpirun --mca mpi_yield_when_idle 1); rank 0
+ * yielding the core when idle if ranks outnumber cores (Open MPI's default
+ * mpi_yield_when_idle); rank 0
  * waits for an answer polling the way the X-RDMA layer's MPI_Win_flush does
  * (256 idle polls, or 1 when the ranks outnumber the cores, then
  * sched_yield). Every answer is checked against a sequential walk; the exit

@@ -19,8 +19,17 @@ examples_xrdma_chase_LDFLAGS = -no-install
 # Built with the program, so plain `make` leaves a runnable demo.
 EXTRA_examples_xrdma_chase_DEPENDENCIES = examples/chase_ifunc.xfn
 
-EXAMPLE_IFUNC_IMAGES = examples/chase_ifunc.xfn
-EXTRA_DIST += examples/chase_ifunc.c examples/README.md
+# xrdma_batch: batches of invocations acknowledged when the origin asks
+# (UCX_IFUNC_INVOKE_LAZY_ACK, ucx_ifunc_request_acks()); the same start.
+noinst_PROGRAMS += examples/xrdma_batch
+examples_xrdma_batch_SOURCES = examples/xrdma_batch.c $(CHASE_COMMON) benchmarks/bench_common.h
+examples_xrdma_batch_CPPFLAGS = $(examples_xrdma_chase_CPPFLAGS)
+examples_xrdma_batch_LDADD = $(examples_xrdma_chase_LDADD)
+examples_xrdma_batch_LDFLAGS = -no-install
+EXTRA_examples_xrdma_batch_DEPENDENCIES = examples/batch_ifunc.xfn
+
+EXAMPLE_IFUNC_IMAGES = examples/chase_ifunc.xfn examples/batch_ifunc.xfn
+EXTRA_DIST += examples/chase_ifunc.c examples/batch_ifunc.c examples/README.md
 CLEANFILES += $(EXAMPLE_IFUNC_IMAGES)
 examples/chase_ifunc.xfn: examples/xrdma_chase.h
 

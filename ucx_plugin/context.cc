@@ -133,12 +133,14 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     ctx->origin_last = -1;
     ctx->peer_last_valid = false;
     for (auto it = ctx->acks.begin(); it != ctx->acks.end();) {
-        if (it->first != ep) {
+        if (it->ep != ep) {
             ++it;
             continue;
         }
-        ctx->acks_waiting -= it->second.size();
+        if (it->due) ctx->acks_waiting -= it->ids.size();
+        ctx->acks_held -= it->ids.size();
         it = ctx->acks.erase(it);
+        ctx->acks_last = nullptr;  // (the others moved)
     }
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
         it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);

@@ -173,6 +173,14 @@ struct BoundSlot {
     std::string entry;
     bool announce = true;
 };
+// At a target, the successful answers without reply bytes owed to one
+// sender (queue_ack()).
+struct AckBatch {
+    ucp_ep_h ep;
+    std::vector<uint64_t> ids;
+    bool due = false;    // goes at the end of this pass: not only answers the sender lets wait
+    uint64_t asked = 0;  // the sender asked for its answers up to this request id
+};
 
 }  // namespace xrdma
 
@@ -219,9 +227,13 @@ struct ucx_ifunc_context {
     // Images registered here (origin side), by hash, for need-code resends.
     std::unordered_map<xrdma::Hash, std::weak_ptr<const std::vector<uint8_t>>, xrdma::HashKey> registered;
     // Successful answers without reply bytes, per origin endpoint, sent as
-    // one kReplyAcks message at the end of a progress pass (flush_acks).
-    std::vector<std::pair<ucp_ep_h, std::vector<uint64_t>>> acks;
-    size_t acks_waiting = 0;  // ids in acks not sent yet: a pass with none skips flush_acks()
+    // one kReplyAcks message at the end of a progress pass (flush_acks), or,
+    // answers the sender lets wait (kLazyAck), when it asks or kLazyAcks are
+    // held (queue_ack()).
+    std::vector<xrdma::AckBatch> acks;
+    xrdma::AckBatch *acks_last = nullptr;  // the batch queue_ack() used last (a stream answers one sender)
+    size_t acks_waiting = 0;  // ids in due batches: a pass with none skips flush_acks()
+    size_t acks_held = 0;     // ids in all batches, due or waiting to be asked for
     // Endpoints reported failed (ucx_ifunc_peer_failed): no more sends.
     std::unordered_set<ucp_ep_h> failed_eps;
     // Images whose code faulted here: refused from then on.
@@ -314,9 +326,16 @@ inline int run_chain(xrdma_ctx *x, const void *args, size_t len)
 void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_status_t status,
                 const std::string &msg, const void *reply, size_t reply_len);
 // Answer invocation @p req_id with success and no reply bytes: batched
-// with others to the same endpoint until flush_acks() (or a full batch).
-void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id);
+// with others to the same endpoint until flush_acks() (or a full batch);
+// @p lazy (kLazyAck, not forwarded): until the sender asks for it
+// (ack_request()) or kLazyAcks are held for it, unless it asked already.
+void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, bool lazy = false);
 void flush_acks(ucx_ifunc_context *ctx);
+// The sender on @p ep asked for its answers up to invocation @p upto
+// (kAckRequestMagic): those held go now, later ones as they finish.
+void ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t upto);
+// Send that request to the target on @p ep (ucx_ifunc_request_acks()).
+ucx_ifunc_status_t send_ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep);
 // Ask the sender of an invocation for its code (kReplyNeedCode), or to
 // resend a short one in full (kReplyNeedBind): the invocation goes back.
 void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind);

@@ -308,12 +308,13 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
                                         unsigned flags, ucx_ifunc_complete_cb_t cb, void *user_data)
 {
     if (!ifunc || !ep || !cb || (args_size && !args) || args_size > UINT32_MAX ||
-        (flags & ~unsigned(UCX_IFUNC_INVOKE_QUEUED)))
+        (flags & ~unsigned(UCX_IFUNC_INVOKE_QUEUED | UCX_IFUNC_INVOKE_LAZY_ACK)))
         return UCX_IFUNC_ERR_INVALID_PARAM;
     ucx_ifunc_context *ctx = ifunc->ctx;
     if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
-    const InvokeShortHdr id = invoke_id((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0, ctx->params.rank, 0,
-                                        ctx->next_req_id++);
+    const uint8_t wire_flags = ((flags & UCX_IFUNC_INVOKE_QUEUED) ? kQueued : 0) |
+                               ((flags & UCX_IFUNC_INVOKE_LAZY_ACK) ? kLazyAck : 0);
+    const InvokeShortHdr id = invoke_id(wire_flags, ctx->params.rank, 0, ctx->next_req_id++);
     ucx_ifunc_status_t st;
     if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
         // Sent to this endpoint last time, which has the code and the
@@ -329,6 +330,14 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
     ctx->pending.put(id.req_id, Pending{cb, user_data, ep});
     return UCX_IFUNC_INPROGRESS;
+}
+
+ucx_ifunc_status_t ucx_ifunc_request_acks(ucx_ifunc_context_h ctx, ucp_ep_h ep)
+{
+    if (!ctx || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (!ctx->am_enabled) return UCX_IFUNC_ERR_TRANSPORT;
+    const ucx_ifunc_status_t st = send_ack_request(ctx, ep);
+    return st == UCX_IFUNC_INPROGRESS ? UCX_IFUNC_OK : st;
 }
 
 size_t ucx_ifunc_invoke_overhead(size_t entry_len) { return sizeof(InvokeHdr) + entry_len; }

@@ -191,7 +191,7 @@ ucx_ifunc_status_t send_control(ucx_ifunc_context *ctx, ucp_ep_h ep, const void 
 }
 
 namespace {
-void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids);
+void send_acks(ucx_ifunc_context *ctx, AckBatch &b);
 }
 
 ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeHdr &hdr,
@@ -250,9 +250,9 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 {
     // Earlier answers to this endpoint still batched go first: the origin
     // sees its completions in the order they happened.
-    if (ctx->acks_waiting)
-        for (auto &a : ctx->acks)
-            if (a.first == ep && !a.second.empty()) send_acks(ctx, ep, &a.second);
+    if (ctx->acks_held)
+        for (AckBatch &b : ctx->acks)
+            if (b.ep == ep && !b.ids.empty()) send_acks(ctx, b);
     ReplyHdr h = make_reply_hdr(kReplyResult, status, ctx->params.rank, req_id, uint32_t(reply_len),
                                 uint16_t(std::min<size_t>(msg.size(), 1024)));
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
@@ -261,35 +261,74 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 }
 
 namespace {
-void send_acks(ucx_ifunc_context *ctx, ucp_ep_h ep, std::vector<uint64_t> *ids)
+void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
 {
     ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
-                                uint32_t(ids->size() * sizeof(uint64_t)));
+                                uint32_t(b.ids.size() * sizeof(uint64_t)));
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
-    Message m{&h, sizeof(h), {{ids->data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
-    transmit(ctx, ep, ctx->am_reply, m);
-    ctx->acks_waiting -= ids->size();
-    ids->clear();
+    Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    transmit(ctx, b.ep, ctx->am_reply, m);
+    if (b.due) ctx->acks_waiting -= b.ids.size();
+    ctx->acks_held -= b.ids.size();
+    b.due = false;
+    b.ids.clear();
+}
+
+__attribute__((noinline)) AckBatch &ack_batch_lookup(ucx_ifunc_context *ctx, ucp_ep_h ep)
+{
+    for (AckBatch &b : ctx->acks)
+        if (b.ep == ep) return *(ctx->acks_last = &b);
+    ctx->acks.push_back(AckBatch{ep, {}});  // (may move the others: the memo is this one)
+    return *(ctx->acks_last = &ctx->acks.back());
+}
+inline AckBatch &ack_batch(ucx_ifunc_context *ctx, ucp_ep_h ep)
+{
+    if (ctx->acks_last && ctx->acks_last->ep == ep) return *ctx->acks_last;
+    return ack_batch_lookup(ctx, ep);
+}
+
+// Batch @p b goes at the end of this pass (flush_acks()).
+void make_due(ucx_ifunc_context *ctx, AckBatch &b)
+{
+    if (b.due) return;
+    b.due = true;
+    ctx->acks_waiting += b.ids.size();
 }
 }  // namespace
 
-void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id)
+XRDMA_HOT void queue_ack(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, bool lazy)
 {
-    ctx->acks_waiting++;
-    for (auto &a : ctx->acks) {
-        if (a.first != ep) continue;
-        a.second.push_back(req_id);
-        if (a.second.size() >= kMaxAcks) send_acks(ctx, ep, &a.second);
-        return;
-    }
-    ctx->acks.emplace_back(ep, std::vector<uint64_t>{req_id});
+    AckBatch &b = ack_batch(ctx, ep);
+    b.ids.push_back(req_id);
+    ctx->acks_held++;
+    if (b.due)
+        ctx->acks_waiting++;
+    else if (!lazy || req_id <= b.asked)
+        make_due(ctx, b);
+    if (b.ids.size() >= (b.due ? kMaxAcks : kLazyAcks)) send_acks(ctx, b);
 }
 
 void flush_acks(ucx_ifunc_context *ctx)
 {
     if (!ctx->acks_waiting) return;
-    for (auto &a : ctx->acks)
-        if (!a.second.empty()) send_acks(ctx, a.first, &a.second);
+    for (AckBatch &b : ctx->acks)
+        if (b.due && !b.ids.empty()) send_acks(ctx, b);
+}
+
+void ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t upto)
+{
+    AckBatch &b = ack_batch(ctx, ep);
+    b.asked = std::max(b.asked, upto);
+    if (!b.ids.empty()) send_acks(ctx, b);
+}
+
+ucx_ifunc_status_t send_ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep)
+{
+    if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
+    const InvokeWithdrawHdr r{kAckRequestMagic, kWireVersion, 0, 0, ctx->params.rank, 0, ctx->next_req_id - 1};
+    ctx->stats.bytes_sent += sizeof(r);
+    Message m{&r, sizeof(r), {{nullptr, 0}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    return transmit(ctx, ep, ctx->am_invoke, m);  // (behind the invocations it asks about)
 }
 
 void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKind kind)

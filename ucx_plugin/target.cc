@@ -39,7 +39,9 @@ struct Route {
     {
         if (st != UCX_IFUNC_OK) ctx->stats.rejected++;
         if (ep && st == UCX_IFUNC_OK && len == 0) {
-            queue_ack(ctx, ep, h.req_id);
+            // (Once forwarded the answer goes to the origin, which asks its
+            // first target only: sent unasked.)
+            queue_ack(ctx, ep, h.req_id, (h.flags & (kLazyAck | kForwarded)) == kLazyAck);
         } else if (ep) {
             send_reply(ctx, ep, h.req_id, st, msg, reply, len);
         } else if (started_here) {
@@ -268,6 +270,22 @@ void reject_malformed(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_stat
     XRDMA_WARN("dropping malformed invocation: %s", why.c_str());
 }
 
+// A sender's ack request (wire.h; the header is an InvokeShortHdr's size).
+__attribute__((noinline)) void serve_ack_request(ucx_ifunc_context *ctx, const uint8_t *hdr, size_t len,
+                                                 ucp_ep_h reply_ep)
+{
+    InvokeWithdrawHdr r;
+    memcpy(&r, hdr, sizeof(r));
+    std::string why;
+    if (invoke_withdraw_check(hdr, sizeof(r), len, &why, kAckRequestMagic) != UCX_IFUNC_OK || !reply_ep) {
+        ctx->stats.rejected++;
+        XRDMA_WARN("rank %d: dropping malformed ack request: %s", ctx->params.rank,
+                   reply_ep ? why.c_str() : "no reply endpoint");
+        return;
+    }
+    ack_request(ctx, reply_ep, r.req_id);
+}
+
 __attribute__((noinline, cold)) void reject_short(ucx_ifunc_context *ctx, const Incoming &in)
 {
     if (compile_queue_withdrawal(ctx, in)) return;  // not an invocation: a sender's withdrawal (wire.h)
@@ -303,7 +321,10 @@ XRDMA_HOT void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, c
     InvokeShortHdr s;
     memcpy(&s, hdr, sizeof(s));
     if (!invoke_short_valid(s, len)) {
-        reject_short(ctx, in());
+        if (s.magic == kAckRequestMagic)
+            serve_ack_request(ctx, hdr, len, reply_ep);  // not an invocation (wire.h)
+        else
+            reject_short(ctx, in());
         return;
     }
     // Behind its sender's X-op that waits for a compile or a resend (before

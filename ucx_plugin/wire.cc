@@ -77,7 +77,7 @@ ucx_ifunc_status_t invoke_short_reject(const void *hdr_p, size_t hdr_len, size_t
         *why = "short invocation header has a wrong magic or protocol version";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
-    if (h.flags & ~(kForwarded | kQueued)) {
+    if (h.flags & ~kShortFlags) {
         *why = "short invocation with flags " + std::to_string(h.flags);
         return UCX_IFUNC_ERR_PROTOCOL;
     }
@@ -89,24 +89,26 @@ ucx_ifunc_status_t invoke_short_reject(const void *hdr_p, size_t hdr_len, size_t
     return UCX_IFUNC_OK;  // (called only for a header invoke_short_check() refused)
 }
 
-ucx_ifunc_status_t invoke_withdraw_check(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why)
+ucx_ifunc_status_t invoke_withdraw_check(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why,
+                                         uint32_t magic)
 {
+    const std::string what = magic == kAckRequestMagic ? "ack request" : "withdrawal";
     InvokeWithdrawHdr h;
     if (hdr_len != sizeof(h)) {
-        *why = "withdrawal header has " + std::to_string(hdr_len) + " bytes, expected " + std::to_string(sizeof(h));
+        *why = what + " header has " + std::to_string(hdr_len) + " bytes, expected " + std::to_string(sizeof(h));
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     memcpy(&h, hdr_p, sizeof(h));
-    if (h.magic != kInvokeWithdrawMagic || h.version != kWireVersion) {
-        *why = "withdrawal header has a wrong magic or protocol version";
+    if (h.magic != magic || h.version != kWireVersion) {
+        *why = what + " header has a wrong magic or protocol version";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     if (h.flags || h.reserved || h.reserved2) {
-        *why = "withdrawal with flags " + std::to_string(h.flags) + " or reserved fields set";
+        *why = what + " with flags " + std::to_string(h.flags) + " or reserved fields set";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     if (data_len) {
-        *why = "withdrawal with " + std::to_string(data_len) + " bytes of data";
+        *why = what + " with " + std::to_string(data_len) + " bytes of data";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;

@@ -47,7 +47,14 @@ enum InvokeFlags : uint8_t {
     kHasCode   = 1u << 0,  // the image follows the entry name
     kForwarded = 1u << 1,  // reply goes to origin_rank through the peer table
     kQueued    = 1u << 2,  // run from the target's progress, never in UCX's handler
+    // A success without reply bytes may wait at the target, batched, until
+    // its sender asks for it (an ack request, below) or a batch of
+    // kLazyAcks fills; not once forwarded (the sender would ask another
+    // rank): UCX_IFUNC_INVOKE_LAZY_ACK.
+    kLazyAck   = 1u << 3,
 };
+// The flags a short invocation may carry.
+constexpr uint8_t kShortFlags = kForwarded | kQueued | kLazyAck;
 
 // AM header of an invocation. Data: entry name, image (if kHasCode), args.
 struct InvokeHdr {
@@ -77,7 +84,7 @@ constexpr uint32_t kInvokeMagic = 0x56495258;  // "XRIV"
 struct InvokeShortHdr {
     uint32_t magic;       // kInvokeShortMagic
     uint8_t  version;     // kWireVersion
-    uint8_t  flags;       // kForwarded, kQueued only
+    uint8_t  flags;       // kShortFlags only
     uint16_t index;       // < kMaxBindings
     int32_t  origin_rank; // as in InvokeHdr (the same offsets up to req_id)
     uint32_t hops;
@@ -107,6 +114,14 @@ static_assert(offsetof(InvokeWithdrawHdr, origin_rank) == offsetof(InvokeShortHd
                   offsetof(InvokeWithdrawHdr, req_id) == offsetof(InvokeShortHdr, req_id),
               "wire layout");
 constexpr uint32_t kInvokeWithdrawMagic = 0x57495258;  // "XRIW"
+
+// A sender's request for the answers it let wait (kLazyAck): the target
+// sends those it holds for this sender at once, and those of its
+// invocations up to req_id (the last one the sender had issued) as soon as
+// they finish. The layout of InvokeWithdrawHdr (origin_rank: the sender's),
+// with this magic; sent on the invocation id, behind the invocations it
+// asks about. ucx_ifunc_request_acks().
+constexpr uint32_t kAckRequestMagic = 0x41495258;  // "XRIA"
 
 enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2, kReplyNeedBind = 3 };
 
@@ -164,7 +179,7 @@ inline InvokeHdr make_invoke_hdr(uint8_t flags, int32_t origin_rank, uint32_t ho
 inline InvokeShortHdr make_invoke_short_hdr(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id,
                                             uint32_t index)
 {
-    return InvokeShortHdr{kInvokeShortMagic, kWireVersion, uint8_t(flags & (kForwarded | kQueued)), uint16_t(index),
+    return InvokeShortHdr{kInvokeShortMagic, kWireVersion, uint8_t(flags & kShortFlags), uint16_t(index),
                           origin_rank,       hops,         req_id};
 }
 inline InvokeShortHdr invoke_id(uint8_t flags, int32_t origin_rank, uint32_t hops, uint64_t req_id)
@@ -185,6 +200,9 @@ inline InvokeHdr make_invoke_hdr(const InvokeShortHdr &id, const uint8_t *hash)
 }
 
 constexpr size_t kMaxAcks = 512;  // req_ids in one kReplyAcks
+// Answers a target lets wait (kLazyAck) for one sender before it sends them
+// unasked: a window of 64 X-ops answered in one message that fits a ring slot.
+constexpr size_t kLazyAcks = 64;
 
 // Check an InvokeHdr against the data length that came with it.
 ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data_len,
@@ -194,7 +212,7 @@ ucx_ifunc_status_t invoke_hdr_check(const void *hdr, size_t hdr_len, size_t data
 ucx_ifunc_status_t invoke_short_reject(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
 inline bool invoke_short_valid(const InvokeShortHdr &h, size_t data_len)  // (h copied out of the message)
 {
-    return h.magic == kInvokeShortMagic && h.version == kWireVersion && !(h.flags & ~(kForwarded | kQueued)) &&
+    return h.magic == kInvokeShortMagic && h.version == kWireVersion && !(h.flags & ~kShortFlags) &&
            h.index < kMaxBindings && data_len <= UINT32_MAX;
 }
 inline bool invoke_short_ok(const void *hdr, size_t hdr_len, size_t data_len)
@@ -208,8 +226,10 @@ inline ucx_ifunc_status_t invoke_short_check(const void *hdr, size_t hdr_len, si
 {
     return invoke_short_ok(hdr, hdr_len, data_len) ? UCX_IFUNC_OK : invoke_short_reject(hdr, hdr_len, data_len, why);
 }
-// Check an InvokeWithdrawHdr and its data length (none).
-ucx_ifunc_status_t invoke_withdraw_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why);
+// Check an InvokeWithdrawHdr (or, with kAckRequestMagic, an ack request)
+// and its data length (none).
+ucx_ifunc_status_t invoke_withdraw_check(const void *hdr, size_t hdr_len, size_t data_len, std::string *why,
+                                         uint32_t magic = kInvokeWithdrawMagic);
 // Check a ReplyHdr against its data length: inline, a batch of
 // acknowledgements or a successful result (what nearly every reply is);
 // every other kind, and what is wrong, out of line (reply_hdr_check_all).

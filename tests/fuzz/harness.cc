@@ -250,20 +250,23 @@ void check_invoke_short(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, si
     InvokeShortHdr h;
     memcpy(&h, hdr, sizeof(h));
     FUZZ_CHECK(h.index < kMaxBindings, "index %u", h.index);
-    FUZZ_CHECK(!(h.flags & ~kForwarded), "flags %u", h.flags);
+    FUZZ_CHECK(!(h.flags & ~kShortFlags), "flags %u", h.flags);
     touch(d, len);
 }
 
-// A withdrawal (a header of a short invocation's size, refused as one,
-// that the target then checks as a withdrawal): no data.
+// A withdrawal or an ack request (a header of a short invocation's size,
+// refused as one, that the target then checks as either): no data.
 void check_withdrawal(const uint8_t *hdr, size_t hdr_len, size_t len)
 {
-    if (!accepted("invoke_withdraw_check",
-                  [&](std::string *why) { return invoke_withdraw_check(hdr, hdr_len, len, why); }))
-        return;
-    InvokeWithdrawHdr h;
-    memcpy(&h, hdr, sizeof(h));
-    FUZZ_CHECK(h.magic == kInvokeWithdrawMagic && h.flags == 0 && len == 0, "withdrawal accepted with flags %u", h.flags);
+    for (uint32_t magic : {kInvokeWithdrawMagic, kAckRequestMagic}) {
+        if (!accepted("invoke_withdraw_check",
+                      [&](std::string *why) { return invoke_withdraw_check(hdr, hdr_len, len, why, magic); }))
+            continue;
+        InvokeWithdrawHdr h;
+        memcpy(&h, hdr, sizeof(h));
+        FUZZ_CHECK(h.magic == magic && h.flags == 0 && len == 0, "withdrawal or ack request accepted with flags %u",
+                   h.flags);
+    }
 }
 
 void check_invoke(const uint8_t *hdr, size_t hdr_len, const uint8_t *d, size_t len, bool need_code_copy)

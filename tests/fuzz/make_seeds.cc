@@ -194,6 +194,11 @@ int main(int argc, char **argv)
     Buf withdrawal;
     append(&withdrawal, &w, sizeof(w));
     put("wire/invoke-withdrawal", with_selector(kWireInvoke, withdrawal, true, short_len));
+    const InvokeWithdrawHdr ask{kAckRequestMagic, kWireVersion, 0, 0, 0, 0, 7};
+    Buf ack_request;
+    append(&ack_request, &ask, sizeof(ask));
+    put("wire/invoke-ack-request", with_selector(kWireInvoke, ack_request, true, short_len));
+    put("wire/invoke-short-lazy", with_selector(kWireInvoke, short_invoke_msg(2, args, kLazyAck), true, short_len));
     put("wire/reply-need-bind", with_selector(kWireReply, need_code_msg(short_invoke_msg(2, args), kReplyNeedBind), true));
     put("wire/frame-code", with_selector(kWireFrame, frame("f", &small, args, false, 64), false));
     put("wire/frame-hash-only", with_selector(kWireFrame, frame("add_u64", nullptr, args, false, 0), false));

@@ -189,10 +189,10 @@ bool Cluster::progress_until(const std::function<bool()> &cond, double seconds)
     return true;
 }
 
-void Cluster::invoke_async(ucx_ifunc_h f, int rank, const void *args, size_t len, Result *out)
+void Cluster::invoke_async(ucx_ifunc_h f, int rank, const void *args, size_t len, Result *out, unsigned flags)
 {
     *out = Result{};
-    ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, peer(rank).ep, args, len, complete_cb, out);
+    ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(f, peer(rank).ep, args, len, flags, complete_cb, out);
     if (st != UCX_IFUNC_INPROGRESS) {
         out->done = true;
         out->status = st;

@@ -45,7 +45,7 @@ public:
     Peer &peer(int rank) { return peers.at(size_t(rank - 1)); }
     // Invoke and progress until the completion arrived (or the deadline).
     Result invoke(ucx_ifunc_h f, int rank, const void *args, size_t len);
-    void invoke_async(ucx_ifunc_h f, int rank, const void *args, size_t len, Result *out);
+    void invoke_async(ucx_ifunc_h f, int rank, const void *args, size_t len, Result *out, unsigned flags = 0);
     // Progress until @p cond holds; false at the deadline.
     bool progress_until(const std::function<bool()> &cond, double seconds = 60);
     std::vector<uint8_t> ctrl(int rank, const std::vector<uint8_t> &cmd);

@@ -615,6 +615,54 @@ TEST_P(Plugin, UnresolvedSymbolIsLinkErrorUnderDefaultPolicy)
     expect_serving(1);
 }
 
+// Invocations sent with UCX_IFUNC_INVOKE_LAZY_ACK that succeed without
+// reply bytes are answered when the origin asks (ucx_ifunc_request_acks())
+// or once 64 are held; a failure among them is answered at once, behind the
+// answers held before it.
+TEST_P(Plugin, LazyAcksComeWhenAskedOrWhenABatchFills)
+{
+    start(1);
+    ucx_ifunc_h bump = reg("basic", "bump");
+    ucx_ifunc_h fail = reg("basic", "fail_with");
+    const auto done = [](const std::vector<Result> &rs) {
+        size_t n = 0;
+        for (const Result &r : rs) n += r.done;
+        return n;
+    };
+    std::vector<Result> rs(5);
+    for (Result &r : rs) c->invoke_async(bump, 1, nullptr, 0, &r, UCX_IFUNC_INVOKE_LAZY_ACK);
+    // The target ran all five (its counter, read over the control socket)
+    // and holds their answers: passes here bring none.
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == 5; }));
+    for (int i = 0; i < 1000; ++i) ucx_ifunc_progress(c->ctx);
+    EXPECT_EQ(0u, done(rs)) << "answers the origin did not ask for came";
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_request_acks(c->ctx, c->peer(1).ep));
+    ASSERT_TRUE(c->progress_until([&] { return done(rs) == rs.size(); })) << "asked for, the answers never came";
+    for (const Result &r : rs) EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+
+    // 70 more, not asked for: the first 64 are answered unasked, 6 held.
+    std::vector<Result> more(70);
+    for (Result &r : more) c->invoke_async(bump, 1, nullptr, 0, &r, UCX_IFUNC_INVOKE_LAZY_ACK);
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == 75 && done(more) >= 64; }));
+    for (int i = 0; i < 1000; ++i) ucx_ifunc_progress(c->ctx);
+    EXPECT_EQ(64u, done(more));
+    for (size_t i = 0; i < 64; ++i) EXPECT_TRUE(more[i].done) << "answered out of order at " << i;
+    // A failure is answered at once, and the six held before it first.
+    Result bad;
+    int32_t rc = 3;
+    c->invoke_async(fail, 1, &rc, sizeof(rc), &bad, UCX_IFUNC_INVOKE_LAZY_ACK);
+    ASSERT_TRUE(c->progress_until([&] { return bad.done; }));
+    EXPECT_EQ(UCX_IFUNC_ERR_RETURN, bad.status) << bad.message;
+    EXPECT_EQ(more.size(), done(more)) << "a failure overtook the answers held before it";
+    for (const Result &r : more) EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+
+    // Asking when nothing is held changes nothing; bad arguments are refused.
+    EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_request_acks(c->ctx, c->peer(1).ep));
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_request_acks(nullptr, c->peer(1).ep));
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_request_acks(c->ctx, nullptr));
+    expect_serving(1);
+}
+
 TEST_P(Plugin, IfuncErrorReturnReachesOrigin)
 {
     start(1);

@@ -199,13 +199,32 @@ enum {
     /** The target runs the invocation from its ucx_ifunc_progress() call,
      *  never inside UCX's message handler, so the function may progress the
      *  worker (ucx_ifunc_ctx_progress()); forwards keep the flag. */
-    UCX_IFUNC_INVOKE_QUEUED = 1u << 0
+    UCX_IFUNC_INVOKE_QUEUED = 1u << 0,
+    /** A success without reply bytes may be answered late: the target holds
+     *  such answers for this origin, batched, until the origin asks for them
+     *  (ucx_ifunc_request_acks()) or 64 are held; @p cb waits for them.
+     *  Failures, replies with bytes and the answers of forwarded invocations
+     *  come at once. For a caller that waits for completions in batches
+     *  (as MPI_Win_flush does), so that a stream of invocations costs one
+     *  acknowledgement per batch, not one per invocation. */
+    UCX_IFUNC_INVOKE_LAZY_ACK = 1u << 1
 };
 
 /** ucx_ifunc_invoke_nb() with @p flags (UCX_IFUNC_INVOKE_*). */
 ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep,
                                         const void *args, size_t args_size, unsigned flags,
                                         ucx_ifunc_complete_cb_t cb, void *user_data);
+
+/**
+ * Ask the target behind @p ep for the answers it holds for invocations sent
+ * with UCX_IFUNC_INVOKE_LAZY_ACK, and for those of every invocation issued
+ * so far as soon as they finish; their callbacks follow from
+ * ucx_ifunc_progress(). One small message, sent behind the invocations it
+ * asks about. UCX_IFUNC_OK (sent or in flight), UCX_IFUNC_ERR_PEER (the
+ * endpoint failed: its invocations fail anyway), UCX_IFUNC_ERR_INVALID_PARAM,
+ * UCX_IFUNC_ERR_TRANSPORT (no active messages in this context).
+ */
+ucx_ifunc_status_t ucx_ifunc_request_acks(ucx_ifunc_context_h ctx, ucp_ep_h ep);
 
 /**
  * Whether @p ifunc may run outside the process it is sent to: its code has no

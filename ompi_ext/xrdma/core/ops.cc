@@ -295,11 +295,16 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
     const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
     w->pending[size_t(trank)]++;  // before: a local run completes inside the call
+    // Completed by a synchronisation call (no request), behind others: the
+    // target may hold its acknowledgement until that call asks
+    // (window_complete()), one message per batch of X-ops instead of one per
+    // X-op.
+    const bool lazy = !here && !request && ++w->unsynced[size_t(trank)] > kLazyAckAfter;
+    const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
+                           (lazy ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u);
     ucx_ifunc_status_t st =
         here ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
-            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], payload.data(), payload.size(),
-                                   (hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u,
-                                   op_done, r);
+            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], payload.data(), payload.size(), flags, op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         w->pending[size_t(trank)]--;
         err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +

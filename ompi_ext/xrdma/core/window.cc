@@ -225,6 +225,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
         ucx_ifunc_peer_add(w->context, i, w->eps[size_t(i)]);
     }
     w->pending.assign(size_t(w->size), 0);
+    w->unsynced.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
     rt.last_window = nullptr;
     rt.windows[win] = std::move(w);
@@ -244,6 +245,14 @@ int window_complete(MPI_Win win, int target)
             if (p) return true;
         return false;
     };
+    // Answers the targets hold (X-ops sent with UCX_IFUNC_INVOKE_LAZY_ACK,
+    // ops.cc): asked for once, behind the X-ops.
+    for (int t = 0; t < w->size; ++t) {
+        if ((target >= 0 && t != target) || !w->unsynced[size_t(t)]) continue;
+        if (w->unsynced[size_t(t)] > kLazyAckAfter && w->pending[size_t(t)])
+            ucx_ifunc_request_acks(w->context, w->eps[size_t(t)]);  // (a failed peer fails its X-ops)
+        w->unsynced[size_t(t)] = 0;
+    }
     unsigned idle = 0;
     while (busy()) {
         if (rt.progress()) {

@@ -25,6 +25,16 @@ XRDMA_IFUNC(count)
     return xrdma_reply(ctx, &v, sizeof(v));
 }
 
+/* Increment the target's counter; no reply bytes (a success is acknowledged). */
+XRDMA_IFUNC(bump)
+{
+    (void)args;
+    (void)args_size;
+    struct peer_state *st = xrdma_user_ptr(ctx);
+    ++st->counter;
+    return 0;
+}
+
 /* Return the value given as argument (non-zero = failure at the origin). */
 XRDMA_IFUNC(fail_with)
 {

@@ -246,13 +246,18 @@ int window_complete(MPI_Win win, int target)
         return false;
     };
     // Answers the targets hold (X-ops sent with UCX_IFUNC_INVOKE_LAZY_ACK,
-    // ops.cc): asked for once, behind the X-ops.
-    for (int t = 0; t < w->size; ++t) {
-        if ((target >= 0 && t != target) || !w->unsynced[size_t(t)]) continue;
-        if (w->unsynced[size_t(t)] > kLazyAckAfter && w->pending[size_t(t)])
-            ucx_ifunc_request_acks(w->context, w->eps[size_t(t)]);  // (a failed peer fails its X-ops)
-        w->unsynced[size_t(t)] = 0;
-    }
+    // ops.cc): asked for once, behind the X-ops; again for those another
+    // thread sent while this one let go of the lock (this wait includes
+    // them: unasked, they would be answered only once 64 were held).
+    const auto ask_acks = [&] {
+        for (int t = 0; t < w->size; ++t) {
+            if ((target >= 0 && t != target) || !w->unsynced[size_t(t)]) continue;
+            if (w->unsynced[size_t(t)] > kLazyAckAfter && w->pending[size_t(t)])
+                ucx_ifunc_request_acks(w->context, w->eps[size_t(t)]);  // (a failed peer fails its X-ops)
+            w->unsynced[size_t(t)] = 0;
+        }
+    };
+    ask_acks();
     unsigned idle = 0;
     while (busy()) {
         if (rt.progress()) {
@@ -263,6 +268,7 @@ int window_complete(MPI_Win win, int target)
             sched_yield();
             lock.lock();
             idle = 0;
+            ask_acks();
         }
     }
     int err = MPI_SUCCESS;

@@ -269,7 +269,7 @@ void accept(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *d
 uint8_t *slot_of(const RingIn &r, uint64_t frame) { return r.base + kRingCtrl + (frame % kRingSlots) * kRingSlotSize; }
 
 // Whether the next frame of @p r is there (a cheap test before ring_take()).
-bool frame_there(const RingIn &r) { return r.base && load_acquire(slot_of(r, r.next)) == r.next + 1; }
+bool frame_there(const RingIn &r) { return r.base && load_seq(slot_of(r, r.next)) == uint32_t(r.next + 1); }
 
 // Take the frames of @p r that are there (its next one is: the caller
 // checked) and were sent before the first @p limit active messages from its
@@ -282,7 +282,7 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
         uint8_t *slot = slot_of(r, r.next);
         RingSlotHdr h;
         memcpy(&h, slot, sizeof(h));
-        if (h.am_before > limit) break;  // an active message sent before it has not arrived yet
+        if (int32_t(h.am_before - uint32_t(limit)) > 0) break;  // an active message sent before it has not arrived yet
         const size_t len = size_t(h.hdr_len) + h.data_len;
         const bool ok = len <= kRingSlotSize - sizeof(h) && (h.kind == kAmInvoke || h.kind == kAmReply);
         if (ok && len <= kSmallFrame)
@@ -324,6 +324,7 @@ void ring_unstage(RingOut &r)
 
 bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3])
 {
+    if (hdr_len > UINT8_MAX) return false;  // (RingSlotHdr::hdr_len; no header is that long)
     if (r.staged_to) ring_unstage(r);  // (a staged forward goes after this message)
     const size_t data_len = pieces[0].len + pieces[1].len + pieces[2].len;
     uint8_t *slot = ring_next_slot(r, hdr_len + data_len);
@@ -333,7 +334,7 @@ bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, con
         if (pc.len) memcpy(d, pc.p, pc.len);
         d += pc.len;
     }
-    store_release(slot, ++r.next);
+    publish_seq(slot, ++r.next);
     return true;
 }
 

@@ -36,6 +36,15 @@ inline uint64_t load_acquire(const uint8_t *p)
     return __atomic_load_n(reinterpret_cast<const uint64_t *>(p), __ATOMIC_ACQUIRE);
 }
 inline void store_release(uint8_t *p, uint64_t v) { __atomic_store_n(reinterpret_cast<uint64_t *>(p), v, __ATOMIC_RELEASE); }
+// A slot's sequence word (RingSlotHdr::seq).
+inline uint32_t load_seq(const uint8_t *slot)
+{
+    return __atomic_load_n(reinterpret_cast<const uint32_t *>(slot), __ATOMIC_ACQUIRE);
+}
+inline void publish_seq(uint8_t *slot, uint64_t frames)
+{
+    __atomic_store_n(reinterpret_cast<uint32_t *>(slot), uint32_t(frames), __ATOMIC_RELEASE);
+}
 
 // Towards one receiver endpoint (sender side). (Here, not in ring.cc:
 // staging a forward and publishing it are inline on the hot path.)
@@ -91,7 +100,7 @@ inline uint8_t *ring_slot(const RingOut &r) { return r.base + kRingCtrl + (r.nex
 // slot is free (nullptr: send it as an active message).
 inline uint8_t *ring_next_slot(RingOut &r, size_t len)
 {
-    if (r.state != RingOut::kActive || sizeof(RingSlotHdr) + len > r.slot_size) return nullptr;
+    if (r.state != RingOut::kActive || sizeof(RingSlotHdr) + len > r.slot_size || len > UINT16_MAX) return nullptr;
     if (r.next - r.taken_seen >= r.slots) {  // full as far as we knew: read the credit word again
         r.taken_seen = load_acquire(r.base);
         if (r.next - r.taken_seen >= r.slots) return nullptr;  // full: the receiver is behind
@@ -105,7 +114,7 @@ inline uint8_t *ring_next_slot(RingOut &r, size_t len)
 inline uint8_t *ring_write_front(uint8_t *slot, const RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len,
                                  size_t data_len, bool before = true)
 {
-    RingSlotHdr h{0, r.am_sent, am_id, uint16_t(hdr_len), uint32_t(data_len)};
+    RingSlotHdr h{0, uint32_t(r.am_sent), uint8_t(am_id), uint8_t(hdr_len), uint16_t(data_len)};
     constexpr size_t from = offsetof(RingSlotHdr, kind);  // (kind, the lengths)
     if (before) {
         memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
@@ -120,6 +129,7 @@ inline uint8_t *ring_write_front(uint8_t *slot, const RingOut &r, uint16_t am_id
 inline uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len,
                            Bytes *unstage_to)
 {
+    if (hdr_len > UINT8_MAX) return nullptr;  // (RingSlotHdr::hdr_len)
     if (r.staged_to) return nullptr;
     uint8_t *slot = ring_next_slot(r, hdr_len + data_len);
     if (!slot) return nullptr;
@@ -141,9 +151,9 @@ inline __attribute__((always_inline)) bool ring_publish(RingOut &r, size_t *data
     *data_len = r.staged_len;
     uint8_t *slot = r.staged_slot;  // (= ring_slot(r): nothing was written since)
     // After every active message sent on the endpoint until now.
-    const uint64_t before = r.am_sent;
+    const uint32_t before = uint32_t(r.am_sent);
     memcpy(slot + offsetof(RingSlotHdr, am_before), &before, sizeof(before));
-    store_release(slot, ++r.next);
+    publish_seq(slot, ++r.next);
     return true;
 }
 

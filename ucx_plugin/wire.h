@@ -275,15 +275,17 @@ enum RingKind : uint8_t {
 };
 // A frame in a ring slot: this header, then the message's header and data.
 // seq is written last (release): the frame is there when seq is the
-// receiver's next frame number + 1.
+// receiver's next frame number + 1 (both modulo 2^32). 12 bytes: a warm
+// 8-byte MPIX_Xinvoke (this, InvokeShortHdr, the MPI layer's OpHdr, the
+// args) fits one 64-byte cache line.
 struct RingSlotHdr {
-    uint64_t seq;
-    uint64_t am_before;  // active messages the sender sent on this endpoint before it (since the request)
-    uint16_t kind;       // kAmInvoke or kAmReply
-    uint16_t hdr_len;
-    uint32_t data_len;
+    uint32_t seq;
+    uint32_t am_before;  // active messages the sender sent on this endpoint before it (since the request), mod 2^32
+    uint8_t  kind;       // kAmInvoke or kAmReply
+    uint8_t  hdr_len;
+    uint16_t data_len;
 };
-static_assert(sizeof(RingSlotHdr) == 24, "wire layout");
+static_assert(sizeof(RingSlotHdr) == 12, "wire layout");
 
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]

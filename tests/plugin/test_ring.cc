@@ -40,7 +40,7 @@ struct Ring {
         memcpy(&h, slot(frame), sizeof(h));
         return h;
     }
-    bool visible(uint64_t frame) const { return hdr(frame).seq == frame + 1; }
+    bool visible(uint64_t frame) const { return hdr(frame).seq == uint32_t(frame + 1); }
     // The message of @p frame as the receiver reads it: header, then data.
     std::vector<uint8_t> message(uint64_t frame) const
     {

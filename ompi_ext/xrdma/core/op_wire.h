@@ -7,18 +7,20 @@
 
 namespace xrdma::mpi {
 
-constexpr uint32_t kOpMagic = 0x504f5258;  // "XROP"
+constexpr uint16_t kOpMagic = 0x4f58;  // "XO"
 
-struct OpHdr {
-    uint32_t magic;
+// 20 bytes, packed (read and written with memcpy): with the plugin's ring
+// slot header and short invocation header a warm 8-byte MPIX_Xinvoke is one
+// 64-byte cache line (ucx_plugin/wire.h, RingSlotHdr).
+struct __attribute__((packed)) OpHdr {
+    uint16_t magic;
     uint8_t  op;        // xrdma_mpi_op
     uint8_t  flags;     // kIncomingByRef
-    uint8_t  reserved[2];
-    int64_t  disp;      // target_disp (bytes = disp * disp_unit, or an address)
     uint32_t nblocks;   // target datatype layout: blocks relative to the region start
     uint32_t incoming_len;
+    int64_t  disp;      // target_disp (bytes = disp * disp_unit, or an address)
 };
-static_assert(sizeof(OpHdr) == 24, "wire layout");
+static_assert(sizeof(OpHdr) == 20, "wire layout");
 
 // Node-local execution only (the payload never leaves the process): the
 // incoming data is an IncomingRef to the origin's buffer, not the bytes. A

@@ -325,7 +325,7 @@ void ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t upto)
 ucx_ifunc_status_t send_ack_request(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
     if (!ctx->failed_eps.empty() && ctx->failed_eps.count(ep)) return UCX_IFUNC_ERR_PEER;
-    const InvokeWithdrawHdr r{kAckRequestMagic, kWireVersion, 0, 0, ctx->params.rank, 0, ctx->next_req_id - 1};
+    const AckRequestHdr r{kAckRequestMagic, kWireVersion, 0, 0, ctx->params.rank, 0, ctx->next_req_id - 1};
     ctx->stats.bytes_sent += sizeof(r);
     Message m{&r, sizeof(r), {{nullptr, 0}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);  // (behind the invocations it asks about)

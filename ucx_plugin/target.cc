@@ -274,7 +274,7 @@ void reject_malformed(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_stat
 __attribute__((noinline)) void serve_ack_request(ucx_ifunc_context *ctx, const uint8_t *hdr, size_t len,
                                                  ucp_ep_h reply_ep)
 {
-    InvokeWithdrawHdr r;
+    AckRequestHdr r;
     memcpy(&r, hdr, sizeof(r));
     std::string why;
     if (invoke_withdraw_check(hdr, sizeof(r), len, &why, kAckRequestMagic) != UCX_IFUNC_OK || !reply_ep) {

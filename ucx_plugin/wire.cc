@@ -92,23 +92,23 @@ ucx_ifunc_status_t invoke_short_reject(const void *hdr_p, size_t hdr_len, size_t
 ucx_ifunc_status_t invoke_withdraw_check(const void *hdr_p, size_t hdr_len, size_t data_len, std::string *why,
                                          uint32_t magic)
 {
-    const std::string what = magic == kAckRequestMagic ? "ack request" : "withdrawal";
+    const char *const what = magic == kAckRequestMagic ? "ack request" : "withdrawal";  // (a string only on a failure)
     InvokeWithdrawHdr h;
     if (hdr_len != sizeof(h)) {
-        *why = what + " header has " + std::to_string(hdr_len) + " bytes, expected " + std::to_string(sizeof(h));
+        *why = std::string(what) + " header has " + std::to_string(hdr_len) + " bytes, expected " + std::to_string(sizeof(h));
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     memcpy(&h, hdr_p, sizeof(h));
     if (h.magic != magic || h.version != kWireVersion) {
-        *why = what + " header has a wrong magic or protocol version";
+        *why = std::string(what) + " header has a wrong magic or protocol version";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     if (h.flags || h.reserved || h.reserved2) {
-        *why = what + " with flags " + std::to_string(h.flags) + " or reserved fields set";
+        *why = std::string(what) + " with flags " + std::to_string(h.flags) + " or reserved fields set";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     if (data_len) {
-        *why = what + " with " + std::to_string(data_len) + " bytes of data";
+        *why = std::string(what) + " with " + std::to_string(data_len) + " bytes of data";
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;

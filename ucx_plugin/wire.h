@@ -122,6 +122,7 @@ constexpr uint32_t kInvokeWithdrawMagic = 0x57495258;  // "XRIW"
 // with this magic; sent on the invocation id, behind the invocations it
 // asks about. ucx_ifunc_request_acks().
 constexpr uint32_t kAckRequestMagic = 0x41495258;  // "XRIA"
+using AckRequestHdr = InvokeWithdrawHdr;
 
 enum ReplyKind : uint8_t { kReplyResult = 0, kReplyNeedCode = 1, kReplyAcks = 2, kReplyNeedBind = 3 };
 

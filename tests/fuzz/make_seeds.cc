@@ -194,7 +194,7 @@ int main(int argc, char **argv)
     Buf withdrawal;
     append(&withdrawal, &w, sizeof(w));
     put("wire/invoke-withdrawal", with_selector(kWireInvoke, withdrawal, true, short_len));
-    const InvokeWithdrawHdr ask{kAckRequestMagic, kWireVersion, 0, 0, 0, 0, 7};
+    const AckRequestHdr ask{kAckRequestMagic, kWireVersion, 0, 0, 0, 0, 7};
     Buf ack_request;
     append(&ack_request, &ask, sizeof(ask));
     put("wire/invoke-ack-request", with_selector(kWireInvoke, ack_request, true, short_len));

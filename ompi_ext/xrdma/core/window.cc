@@ -239,10 +239,11 @@ int window_complete(MPI_Win win, int target)
     std::unique_lock<RuntimeLock> lock(m);
     Window *w = window_find(win);
     if (!w) return MPI_SUCCESS;
+    // The targets this call completes: one, or all.
+    const int lo = target >= 0 ? target : 0, hi = target >= 0 ? target + 1 : w->size;
     auto busy = [&] {
-        if (target >= 0) return w->pending[size_t(target)] != 0;
-        for (uint64_t p : w->pending)
-            if (p) return true;
+        for (int t = lo; t < hi; ++t)
+            if (w->pending[size_t(t)]) return true;
         return false;
     };
     // Answers the targets hold (X-ops sent with UCX_IFUNC_INVOKE_LAZY_ACK,
@@ -250,8 +251,8 @@ int window_complete(MPI_Win win, int target)
     // thread sent while this one let go of the lock (this wait includes
     // them: unasked, they would be answered only once 64 were held).
     const auto ask_acks = [&] {
-        for (int t = 0; t < w->size; ++t) {
-            if ((target >= 0 && t != target) || !w->unsynced[size_t(t)]) continue;
+        for (int t = lo; t < hi; ++t) {
+            if (!w->unsynced[size_t(t)]) continue;
             if (w->unsynced[size_t(t)] > kLazyAckAfter && w->pending[size_t(t)])
                 ucx_ifunc_request_acks(w->context, w->eps[size_t(t)]);  // (a failed peer fails its X-ops)
             w->unsynced[size_t(t)] = 0;
@@ -272,8 +273,7 @@ int window_complete(MPI_Win win, int target)
         }
     }
     int err = MPI_SUCCESS;
-    for (int t = 0; t < w->size; ++t) {
-        if (target >= 0 && t != target) continue;
+    for (int t = lo; t < hi; ++t) {
         if (err == MPI_SUCCESS) err = w->error[size_t(t)];
         w->error[size_t(t)] = MPI_SUCCESS;
     }

@@ -126,6 +126,22 @@ inline uint8_t *ring_write_front(uint8_t *slot, const RingOut &r, uint16_t am_id
     return slot + sizeof(h) + hdr_len;
 }
 
+// A small message (the common one: a warm invocation of a few bytes of
+// arguments) written into the next slot of @p r with inline copies of fixed
+// or bounded size, no calls: false if it is larger than kRingSmallData bytes
+// of data, a forward is staged, or there is no room (ring_write() then).
+constexpr size_t kRingSmallData = 32;
+inline __attribute__((always_inline)) bool ring_write_small(RingOut &r, uint16_t am_id, const void *hdr,
+                                                            size_t hdr_len, const void *data, size_t len)
+{
+    if (len > kRingSmallData || r.staged_to) return false;
+    uint8_t *slot = ring_next_slot(r, hdr_len + len);
+    if (!slot) return false;
+    copy_bytes(ring_write_front(slot, r, am_id, hdr, hdr_len, len), data, len);
+    publish_seq(slot, ++r.next);
+    return true;
+}
+
 inline uint8_t *ring_stage(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, size_t data_len,
                            Bytes *unstage_to)
 {

@@ -233,7 +233,8 @@ XRDMA_HOT ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h 
     count_short_sent(ctx, args_len);
     // To a peer without a ring, mostly: the header in front of the
     // arguments, one piece from the stack (wire.h, kFrontHdr).
-    const RingOut *ring = ring_out(ctx, ep);
+    RingOut *ring = ring_out(ctx, ep);
+    if (ring && ring_write_small(*ring, kAmInvoke, &s, sizeof(s), args, args_len)) return UCX_IFUNC_OK;
     if ((!ring || ring->state == RingOut::kOff) && try_immediate(ctx, kFrontHdr + args_len)) {
         uint8_t buf[kFrontHdr + kImmediateMax];
         memcpy(buf, &s, kFrontHdr);

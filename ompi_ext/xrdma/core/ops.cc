@@ -55,6 +55,7 @@ void op_put(OpRecord *r) { op_pool.put(r); }
 xrdma::Bytes payload_scratch;
 constexpr size_t kScratchKeep = 4 << 20;  // a larger one is freed after use
 constexpr unsigned kProgressEvery = 8;
+constexpr size_t kSmallArgs = 64;  // an Xinvoke's arguments up to this size: its payload built on the stack
 std::vector<Block> blocks_scratch;
 
 // What the record holds for the op in flight: a dup of the origin
@@ -150,6 +151,34 @@ bool runs_here(Window *w, ucx_ifunc_h h, int target)
     if (!w->runs_here(target)) return false;
     ucx_ifunc_status_t st = ucx_ifunc_movable(h, nullptr, 0);
     return st == UCX_IFUNC_OK || (st == UCX_IFUNC_ERR_DENIED && target == w->rank);
+}
+
+// [OpHdr][blocks][incoming data][args] of an X-op (@p hdr, its incoming
+// data by reference @p ref, streamed @p so, or @p packed bytes to pack
+// from the origin buffer) into @p payload: its length.
+size_t build_payload(xrdma::Bytes *payload, OpHdr hdr, const std::vector<Block> &blocks, void *origin, int ocount,
+                     MPI_Datatype otype, MPI_Comm comm, const StreamOut &so, const IncomingRef &ref, int packed,
+                     const void *args, int args_size)
+{
+    payload->resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
+    uint8_t *p = payload->data() + sizeof(hdr);
+    if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
+    p += blocks.size() * sizeof(Block);
+    int pos = 0;
+    if (hdr.flags & kIncomingByRef) {
+        memcpy(p, &ref, sizeof(ref));
+        pos = int(sizeof(ref));
+    } else if (hdr.flags & (kIncomingStream | kReplyStream)) {
+        memcpy(p, so.wire.data(), so.wire.size());
+        pos = int(so.wire.size());
+    } else if (hdr.op == XRDMA_OP_PUT && packed) {
+        MPI_Pack(origin, ocount, otype, p, packed, &pos, comm);
+    }
+    hdr.incoming_len = uint32_t(pos);
+    memcpy(payload->data(), &hdr, sizeof(hdr));
+    if (args_size) memcpy(p + pos, args, size_t(args_size));
+    payload->resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
+    return payload->size();
 }
 
 bool type_ok(MPI_Datatype t)
@@ -259,25 +288,19 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         hdr.flags |= streamed;
         packed = int(so.wire.size());
     }
+    // An Xinvoke with a few bytes of arguments ([OpHdr][args]) is built on
+    // the stack; the rest in the scratch buffer.
+    alignas(8) uint8_t small[sizeof(OpHdr) + kSmallArgs];
+    const uint8_t *msg = small;
+    size_t msg_len = sizeof(hdr) + size_t(args_size);
     xrdma::Bytes &payload = payload_scratch;
-    payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
-    uint8_t *p = payload.data() + sizeof(hdr);
-    if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
-    p += blocks.size() * sizeof(Block);
-    int pos = 0;
-    if (hdr.flags & kIncomingByRef) {
-        memcpy(p, &ref, sizeof(ref));
-        pos = int(sizeof(ref));
-    } else if (hdr.flags & (kIncomingStream | kReplyStream)) {
-        memcpy(p, so.wire.data(), so.wire.size());
-        pos = int(so.wire.size());
-    } else if (op == XRDMA_OP_PUT && packed) {
-        MPI_Pack(origin, ocount, otype, p, packed, &pos, w->comm);
+    if (op == XRDMA_OP_INVOKE && size_t(args_size) <= kSmallArgs) {
+        memcpy(small, &hdr, sizeof(hdr));
+        xrdma::copy_bytes(small + sizeof(hdr), args, size_t(args_size));
+    } else {
+        msg_len = build_payload(&payload, hdr, blocks, origin, ocount, otype, w->comm, so, ref, packed, args, args_size);
+        msg = payload.data();
     }
-    hdr.incoming_len = uint32_t(pos);
-    memcpy(payload.data(), &hdr, sizeof(hdr));
-    if (args_size) memcpy(p + pos, args, size_t(args_size));
-    payload.resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
 
     OpRecord *r = request ? new OpRecord : op_get();
     *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
@@ -303,8 +326,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
                            (lazy ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u);
     ucx_ifunc_status_t st =
-        here ? ucx_ifunc_invoke_local(h, trank, payload.data(), payload.size(), op_done, r)
-            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], payload.data(), payload.size(), flags, op_done, r);
+        here ? ucx_ifunc_invoke_local(h, trank, msg, msg_len, op_done, r)
+            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg, msg_len, flags, op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         w->pending[size_t(trank)]--;
         err = error_code(error_class_of(st), std::string(op_name(op)) + " to rank " + std::to_string(trank) +

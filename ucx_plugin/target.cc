@@ -191,6 +191,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 XRDMA_HOT uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
 {
     RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
+    if (r->state != RingOut::kActive) return nullptr;  // (no ring to that peer: TCP, mostly)
     // As run_invocation() sends it: the identity (a short header already,
     // invoke_id()), one hop more, forwarded, with the binding's index.
     InvokeShortHdr s = *x->hdr;

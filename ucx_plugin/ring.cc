@@ -266,7 +266,10 @@ void accept(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *d
     r->state = RingOut::kActive;
 }
 
-uint8_t *slot_of(const RingIn &r, uint64_t frame) { return r.base + kRingCtrl + (frame % kRingSlots) * kRingSlotSize; }
+uint8_t *slot_of(const RingIn &r, uint64_t frame)
+{
+    return r.base + kRingCtrl + ring_slot_index(frame, kRingSlots) * kRingSlotSize;
+}
 
 // Whether the next frame of @p r is there (a cheap test before ring_take()).
 bool frame_there(const RingIn &r) { return r.base && load_seq(slot_of(r, r.next)) == uint32_t(r.next + 1); }

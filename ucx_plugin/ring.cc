@@ -281,8 +281,8 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
 {
     unsigned n = 0;
     alignas(16) uint8_t buf[kRingSlotSize];
+    uint8_t *slot = slot_of(r, r.next);
     do {
-        uint8_t *slot = slot_of(r, r.next);
         RingSlotHdr h;
         memcpy(&h, slot, sizeof(h));
         if (int32_t(h.am_before - uint32_t(limit)) > 0) break;  // an active message sent before it has not arrived yet
@@ -296,14 +296,15 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
         store_release(r.base, r.next);  // the slot is free again: the sender's credit
         ++n;
         ctx->stats.ring_frames++;
-        if (!ok) {
+        if (ok) {
+            arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
+        } else {
             ctx->stats.rejected++;
             XRDMA_WARN("rank %d: dropping a malformed ring frame (kind %u, %zu bytes)", ctx->params.rank,
                        unsigned(h.kind), len);
-            continue;
         }
-        arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
-    } while (frame_there(r));
+        slot = slot_of(r, r.next);  // (frame_there(), its slot kept for the next turn)
+    } while (r.base && load_seq(slot) == uint32_t(r.next + 1));
     return n;
 }
 

@@ -271,8 +271,10 @@ uint8_t *slot_of(const RingIn &r, uint64_t frame)
     return r.base + kRingCtrl + ring_slot_index(frame, kRingSlots) * kRingSlotSize;
 }
 
-// Whether the next frame of @p r is there (a cheap test before ring_take()).
-bool frame_there(const RingIn &r) { return r.base && load_seq(slot_of(r, r.next)) == uint32_t(r.next + 1); }
+// Whether the next frame of @p r is there, in @p slot (its slot_of()).
+bool frame_in(const RingIn &r, const uint8_t *slot) { return r.base && load_seq(slot) == uint32_t(r.next + 1); }
+// The same, its slot found here (a cheap test before ring_take()).
+bool frame_there(const RingIn &r) { return frame_in(r, slot_of(r, r.next)); }
 
 // Take the frames of @p r that are there (its next one is: the caller
 // checked) and were sent before the first @p limit active messages from its
@@ -303,8 +305,8 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
             XRDMA_WARN("rank %d: dropping a malformed ring frame (kind %u, %zu bytes)", ctx->params.rank,
                        unsigned(h.kind), len);
         }
-        slot = slot_of(r, r.next);  // (frame_there(), its slot kept for the next turn)
-    } while (r.base && load_seq(slot) == uint32_t(r.next + 1));
+        slot = slot_of(r, r.next);  // (kept for the next turn)
+    } while (frame_in(r, slot));
     return n;
 }
 

@@ -147,7 +147,7 @@ constexpr size_t kRingSmallData = 32;
 inline __attribute__((always_inline)) bool ring_write_small(RingOut &r, uint16_t am_id, const void *hdr,
                                                             size_t hdr_len, const void *data, size_t len)
 {
-    if (len > kRingSmallData || r.staged_to) return false;
+    if (len > kRingSmallData || hdr_len > UINT8_MAX || r.staged_to) return false;  // (RingSlotHdr::hdr_len)
     uint8_t *slot = ring_next_slot(r, hdr_len + len);
     if (!slot) return false;
     copy_bytes(ring_write_front(slot, r, am_id, hdr, hdr_len, len), data, len);

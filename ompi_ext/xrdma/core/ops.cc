@@ -132,8 +132,9 @@ __attribute__((noinline)) void op_done_full(const ucx_ifunc_result_t *res, OpRec
 void op_done(const ucx_ifunc_result_t *res, void *user_data)
 {
     auto *r = static_cast<OpRecord *>(user_data);
-    if (__builtin_expect(res->status == UCX_IFUNC_OK && r->op != XRDMA_OP_GET && !r->type_owned && !r->memh &&
-                             !r->staged && r->request == MPI_REQUEST_NULL,
+    // (Only an Xget owns a duplicated type or has its reply pushed.)
+    if (__builtin_expect(res->status == UCX_IFUNC_OK && r->op != XRDMA_OP_GET && !r->memh && !r->staged &&
+                             r->request == MPI_REQUEST_NULL,
                          1)) {
         r->w->pending[size_t(r->target)]--;
         op_put(r);

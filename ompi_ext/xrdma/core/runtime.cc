@@ -148,6 +148,7 @@ void Runtime::stop()
     }
     std::lock_guard<std::recursive_mutex> guard(mu);
     if (!started_) return;
+    progress_ctx_ = nullptr;  // (windows still alive are abandoned: progress_other() serves nothing now)
     progress_hook_unregister();
     for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);
     for (auto &kv : eps) {
@@ -211,28 +212,28 @@ unsigned Runtime::progress()
     return progress_locked();
 }
 
-XRDMA_HOT unsigned Runtime::progress_locked()
+// progress_locked() without a window to serve through: the worker alone,
+// once started (or the windows while one of them leaves).
+unsigned Runtime::progress_other()
 {
     if (!started_) return 0;
-    unsigned n = 0;
     if (windows.empty()) return ucp_worker_progress(worker);
-    // One pass over the shared worker serves every window's context (the
-    // plugin runs what the pass queued for each): 300 windows cost one pass,
-    // not 300 (an MPI_Barrier with 300 windows took 86 us instead of 4 us).
-    n += ucx_ifunc_progress(windows.begin()->second->context);
-    return n;
+    return ucx_ifunc_progress(windows.begin()->second->context);
 }
 
-unsigned Runtime::app_progress()
+void Runtime::windows_changed(bool leaving)
 {
-    if (!lock_needed()) return progress_locked();  // (nothing to count for a progress thread either)
+    progress_ctx_ = leaving || windows.empty() ? nullptr : windows.begin()->second->context;
+}
+
+unsigned Runtime::app_progress_shared()
+{
     std::lock_guard<std::recursive_mutex> guard(mu);
     return progress();
 }
 
-XRDMA_HOT unsigned Runtime::try_progress()
+unsigned Runtime::try_progress_shared()
 {
-    if (one_thread_.load(std::memory_order_relaxed)) return progress_locked();
     app_progress_.fetch_add(1, std::memory_order_relaxed);  // (also when the lock is busy: it waits)
     std::unique_lock<std::recursive_mutex> lock(mu, std::try_to_lock);
     if (!lock.owns_lock()) return 0;

@@ -229,6 +229,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     w->error.assign(size_t(w->size), MPI_SUCCESS);
     rt.last_window = nullptr;
     rt.windows[win] = std::move(w);
+    rt.windows_changed();
     return MPI_SUCCESS;
 }
 
@@ -296,7 +297,9 @@ int window_teardown(MPI_Win win)
     PMPI_Barrier(w->comm);
     std::lock_guard<std::recursive_mutex> guard(rt.mu);
     rt.last_window = nullptr;
+    rt.windows_changed(true);
     rt.windows.erase(win);  // ~Window releases it
+    rt.windows_changed();
     return err;
 }
 

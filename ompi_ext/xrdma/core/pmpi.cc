@@ -12,18 +12,38 @@ using namespace xrdma::mpi;
 
 namespace {
 
-// Complete X-ops to @p target (-1: all), then run the real call.
-template <typename Fn>
-int sync_call(MPI_Win win, int target, Fn real)
+// What a synchronisation call returns: the real call's failure first, then
+// the first error of the X-ops it completed (through the window's handler).
+int sync_result(MPI_Win win, int rc, int err)
 {
-    int err = window_complete(win, target);
-    int rc = real();
     if (rc != MPI_SUCCESS) return rc;
     if (err != MPI_SUCCESS) {
         MPI_Win_call_errhandler(win, err);
         return err;
     }
     return MPI_SUCCESS;
+}
+
+// Complete X-ops to @p target (-1: all), then run the real call (which may
+// end an epoch or synchronise with the target: the X-ops are done by then).
+template <typename Fn>
+int sync_call(MPI_Win win, int target, Fn real)
+{
+    int err = window_complete(win, target);
+    return sync_result(win, real(), err);
+}
+
+// A flush: the real call first, then the X-ops. A flush completes the
+// caller's operations and synchronises with nobody, so the two may finish
+// in either order; this way the component's own flush (osc ucx: ~360
+// instructions with nothing outstanding) runs while the X-ops' answers are
+// on their way instead of after they came, and its progress (Open MPI's
+// engine) already serves them.
+template <typename Fn>
+int flush_call(MPI_Win win, int target, Fn real)
+{
+    int rc = real();
+    return sync_result(win, rc, window_complete(win, target));
 }
 
 int after_create(int rc, MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint size, int disp_unit,
@@ -125,19 +145,19 @@ int MPI_Win_free(MPI_Win *win)
 
 int MPI_Win_flush(int rank, MPI_Win win)
 {
-    return sync_call(win, rank, [&] { return PMPI_Win_flush(rank, win); });
+    return flush_call(win, rank, [&] { return PMPI_Win_flush(rank, win); });
 }
 int MPI_Win_flush_all(MPI_Win win)
 {
-    return sync_call(win, -1, [&] { return PMPI_Win_flush_all(win); });
+    return flush_call(win, -1, [&] { return PMPI_Win_flush_all(win); });
 }
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return sync_call(win, rank, [&] { return PMPI_Win_flush_local(rank, win); });
+    return flush_call(win, rank, [&] { return PMPI_Win_flush_local(rank, win); });
 }
 int MPI_Win_flush_local_all(MPI_Win win)
 {
-    return sync_call(win, -1, [&] { return PMPI_Win_flush_local_all(win); });
+    return flush_call(win, -1, [&] { return PMPI_Win_flush_local_all(win); });
 }
 int MPI_Win_unlock(int rank, MPI_Win win)
 {

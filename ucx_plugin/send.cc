@@ -267,8 +267,14 @@ void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
     ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
                                 uint32_t(b.ids.size() * sizeof(uint64_t)));
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
-    Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
-    transmit(ctx, b.ep, ctx->am_reply, m);
+    // A few acks (a synchronising origin's: one, mostly) go into the ring
+    // with inline copies, as a small invocation does (ring_write_small());
+    // this send is on the path of that origin's round trip.
+    RingOut *ring = ring_out(ctx, b.ep);
+    if (!ring || !ring_write_small(*ring, kAmReply, &h, sizeof(h), b.ids.data(), h.reply_len)) {
+        Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+        transmit(ctx, b.ep, ctx->am_reply, m);
+    }
     if (b.due) ctx->acks_waiting -= b.ids.size();
     ctx->acks_held -= b.ids.size();
     b.due = false;

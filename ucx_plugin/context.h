@@ -52,6 +52,77 @@ struct LastSend {
     void forget() { *this = LastSend(); }
 };
 
+// A few more places an endpoint-keyed memo keeps, behind the one it tests
+// first (the place used last, which a stream to one place always finds): a
+// chase over several ranks, an origin's round of X-ops over several
+// targets, several senders' invocations at a target. Direct-mapped by rank
+// or endpoint address: two places on one way take turns, and a miss takes
+// the full path, as with one place.
+constexpr unsigned kMemoWays = 4;
+inline unsigned memo_way(int rank) { return unsigned(rank) % kMemoWays; }
+inline unsigned memo_way(const void *ep)
+{
+    static_assert(kMemoWays == 4, "two bits");  // (Fibonacci hashing: the top bits of address * 2^64 / phi)
+    return unsigned((reinterpret_cast<uintptr_t>(ep) * 0x9E3779B97F4A7C15ull) >> 62);
+}
+
+// LastSend for several places: `last`, tested first, and the others by way
+// (a forward's by destination rank, an origin's by endpoint). A hit in a way
+// becomes `last`, the previous one goes back to its own way.
+struct SendMemo {
+    LastSend last;
+    LastSend way[kMemoWays];
+
+    LastSend *to_rank(int r, uint64_t now)
+    {
+        if (__builtin_expect(last.to_rank(r, now), 1)) return &last;
+        return from_way(way[memo_way(r)].to_rank(r, now) ? &way[memo_way(r)] : nullptr, memo_way(last.rank));
+    }
+    LastSend *to_ep(ucp_ep_h e, uint64_t now)
+    {
+        if (__builtin_expect(last.to_ep(e, now), 1)) return &last;
+        return from_way(way[memo_way(e)].to_ep(e, now) ? &way[memo_way(e)] : nullptr, memo_way(last.ep));
+    }
+    // LastSend::record() for the place of rank @p r / endpoint @p e.
+    void record_rank(ucp_ep_h e, int r, int bind, ucx_ifunc_status_t st, uint64_t now)
+    {
+        if (last.rank != r && recorded(bind, st)) park(memo_way(last.rank));
+        last.record(e, r, bind, st, now);
+    }
+    void record_ep(ucp_ep_h e, int bind, ucx_ifunc_status_t st, uint64_t now)
+    {
+        if (last.ep != e && recorded(bind, st)) park(memo_way(last.ep));
+        last.record(e, -1, bind, st, now);
+    }
+    void forget()
+    {
+        last.forget();
+        for (LastSend &w : way) w.forget();
+    }
+
+private:
+    static bool recorded(int bind, ucx_ifunc_status_t st)
+    {
+        return bind >= 0 && (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS);
+    }
+    // `last` into its way @p w (a fresh `last` follows).
+    void park(unsigned w)
+    {
+        if (last.ep) way[w] = last;
+        last.forget();
+    }
+    // A hit @p hit in a way (nullptr: a miss) made `last`; `last` parked in
+    // its way @p w first (a copy of the hit first: it may be that way).
+    LastSend *from_way(LastSend *hit, unsigned w)
+    {
+        if (!hit) return nullptr;
+        const LastSend h = *hit;
+        park(w);
+        last = h;
+        return &last;
+    }
+};
+
 }  // namespace xrdma
 
 // A registered image entry at the origin.
@@ -66,7 +137,7 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
-    xrdma::LastSend out;  // where it was last sent (by endpoint)
+    xrdma::SendMemo out;  // where it was last sent (by endpoint)
 };
 
 // Per-invocation context handed to the entry function (xrdma_ctx_t).
@@ -164,7 +235,7 @@ struct BoundEntry {
     const CachedImage *img = nullptr;
     uint64_t serial = 0;
     void *fn = nullptr;
-    LastSend out;  // where it was last forwarded (by rank)
+    SendMemo out;  // where it was forwarded (by rank)
 };
 // At a sender, what it bound on an endpoint; announce: the next invocation
 // of it goes in full again (binds anew), as after a need-bind answer.
@@ -218,6 +289,10 @@ struct ucx_ifunc_context {
     std::unordered_map<ucp_ep_h, std::vector<xrdma::BoundSlot>> bound_out;
     ucp_ep_h bound_in_ep = nullptr;
     std::vector<xrdma::BoundEntry> *bound_in_last = nullptr;
+    // The tables of other senders found before, by way (memo_way()): a
+    // target with several senders finds theirs without the map.
+    ucp_ep_h bound_in_way_ep[xrdma::kMemoWays] = {};
+    std::vector<xrdma::BoundEntry> *bound_in_way[xrdma::kMemoWays] = {};
     ucp_ep_h bound_out_ep = nullptr;
     std::vector<xrdma::BoundSlot> *bound_out_last = nullptr;
     // Changes whenever a send memo (LastSend) may no longer hold:
@@ -251,6 +326,9 @@ struct ucx_ifunc_context {
     xrdma::Rings *rings = nullptr;
     ucp_ep_h ring_out_ep = nullptr;
     xrdma::RingOut *ring_out_last = nullptr;
+    // The rings towards other endpoints found before, by way (memo_way()).
+    ucp_ep_h ring_out_way_ep[xrdma::kMemoWays] = {};
+    xrdma::RingOut *ring_out_way[xrdma::kMemoWays] = {};
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
 };

@@ -316,16 +316,16 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
                                ((flags & UCX_IFUNC_INVOKE_LAZY_ACK) ? kLazyAck : 0);
     const InvokeShortHdr id = invoke_id(wire_flags, ctx->params.rank, 0, ctx->next_req_id++);
     ucx_ifunc_status_t st;
-    if (ifunc->out.to_ep(ep, ctx->bound_epoch)) {
-        // Sent to this endpoint last time, which has the code and the
-        // binding: the short form, without any lookup.
-        st = send_invoke_short(ctx, ep, id, ifunc->out.index, args, args_size);
+    if (const LastSend *m = ifunc->out.to_ep(ep, ctx->bound_epoch)) {
+        // Sent to this endpoint before, which has the code and the binding:
+        // the short form, without any lookup.
+        st = send_invoke_short(ctx, ep, id, m->index, args, args_size);
     } else {
         const InvokeHdr h = make_invoke_hdr(id, ifunc->hash.data());
         const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
         st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
-        ifunc->out.record(ep, -1, index, st, ctx->bound_epoch);
+        ifunc->out.record_ep(ep, index, st, ctx->bound_epoch);
     }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;
     ctx->pending.put(id.req_id, Pending{cb, user_data, ep});

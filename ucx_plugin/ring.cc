@@ -314,10 +314,22 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
 
 RingOut *ring_out_find(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
-    std::unique_ptr<RingOut> &p = ctx->rings->outs[ep];  // (ring_out() checked there are rings)
-    if (!p) p.reset(new RingOut{ep});
+    const unsigned w = memo_way(ep);
+    RingOut *r;
+    if (ctx->ring_out_way_ep[w] == ep) {
+        r = ctx->ring_out_way[w];
+    } else {
+        std::unique_ptr<RingOut> &p = ctx->rings->outs[ep];  // (ring_out() checked there are rings)
+        if (!p) p.reset(new RingOut{ep});
+        r = p.get();
+    }
+    if (ctx->ring_out_ep) {  // the one found last goes to its way (RingOuts live as long as the rings)
+        const unsigned v = memo_way(ctx->ring_out_ep);
+        ctx->ring_out_way_ep[v] = ctx->ring_out_ep;
+        ctx->ring_out_way[v] = ctx->ring_out_last;
+    }
     ctx->ring_out_ep = ep;
-    return ctx->ring_out_last = p.get();
+    return ctx->ring_out_last = r;
 }
 
 void ring_unstage(RingOut &r)
@@ -471,6 +483,10 @@ void rings_destroy(ucx_ifunc_context *ctx)
     ctx->rings = nullptr;
     ctx->ring_out_ep = nullptr;
     ctx->ring_out_last = nullptr;
+    for (unsigned w = 0; w < kMemoWays; ++w) {
+        ctx->ring_out_way_ep[w] = nullptr;
+        ctx->ring_out_way[w] = nullptr;
+    }
 }
 
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep)

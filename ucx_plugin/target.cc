@@ -159,11 +159,11 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             x.staged = nullptr;
             count_short_sent(ctx, staged_len);
             st = UCX_IFUNC_OK;
-        } else if (bound && bound->out.to_rank(x.fwd_rank, ctx->bound_epoch)) {
-            // Forwarded to the same rank as last time, which has the code and
-            // the binding: the short form, without any lookup (a staged
-            // forward moved out of the ring meanwhile: from fwd_args).
-            st = send_invoke_short(ctx, bound->out.ep, h, bound->out.index, x.fwd_args.data(), x.fwd_args.size());
+        } else if (const LastSend *m = bound ? bound->out.to_rank(x.fwd_rank, ctx->bound_epoch) : nullptr) {
+            // Forwarded to a rank it was forwarded to before, which has the
+            // code and the binding: the short form, without any lookup (a
+            // staged forward moved out of the ring meanwhile: from fwd_args).
+            st = send_invoke_short(ctx, m->ep, h, m->index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
             const InvokeHdr full = make_invoke_hdr(h, img->view.hash.data());
@@ -171,7 +171,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
             st = send_invoke(ctx, dest, full, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
-            if (bound) bound->out.record(dest, x.fwd_rank, index, st, ctx->bound_epoch);
+            if (bound) bound->out.record_rank(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))
@@ -186,18 +186,18 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
 
 // xrdma_forward(): where the forward's @p args_len bytes of arguments (after
 // the layer's prefix) go when it can be written straight into the ring of
-// the rank it leaves for (the short form, to where binding @p b's last
-// forward went): staged in x->staged; nullptr if not (fwd_args then).
-XRDMA_HOT uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, BoundEntry *b, size_t args_len)
+// the rank it leaves for (the short form, to where the binding's forward to
+// that rank went, @p m): staged in x->staged; nullptr if not (fwd_args then).
+XRDMA_HOT uint8_t *stage_forward(ucx_ifunc_context *ctx, xrdma_ctx *x, LastSend &m, size_t args_len)
 {
-    RingOut *r = b->out.ring ? b->out.ring : (b->out.ring = ring_out(ctx, b->out.ep));
+    RingOut *r = m.ring ? m.ring : (m.ring = ring_out(ctx, m.ep));
     if (r->state != RingOut::kActive) return nullptr;  // (no ring to that peer: TCP, mostly)
     // As run_invocation() sends it: the identity (a short header already,
     // invoke_id()), one hop more, forwarded, with the binding's index.
     InvokeShortHdr s = *x->hdr;
     s.flags |= kForwarded;
     s.hops++;
-    s.index = uint16_t(b->out.index);
+    s.index = uint16_t(m.index);
     uint8_t *d = ring_stage(*r, kAmInvoke, &s, sizeof(s), x->fwd_prefix + args_len, &x->fwd_args);
     if (d) x->staged = r;
     return d;
@@ -458,14 +458,14 @@ XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t a
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
-    // Where the binding's last forward went as a message (the peers the same
-    // since): a peer, and it leaves again (runs_here()'s answer for a rank
-    // stays while the peers do, ucx_ifunc.h).
-    xrdma::BoundEntry *b = x->bound;
-    const bool again = b && b->out.to_rank(rank, ctx->bound_epoch);
+    // Where the binding's forward to this rank went as a message before (the
+    // peers the same since): a peer, and it leaves again (runs_here()'s
+    // answer for a rank stays while the peers do, ucx_ifunc.h).
+    xrdma::LastSend *m = x->bound ? x->bound->out.to_rank(rank, ctx->bound_epoch) : nullptr;
+    const bool again = m != nullptr;
     if (!again && rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
     x->fwd_stays = !again && stays(ctx, *x, rank);
-    uint8_t *d = again && ctx->rings ? stage_forward(ctx, x, b, args_size) : nullptr;
+    uint8_t *d = again && ctx->rings ? stage_forward(ctx, x, *m, args_size) : nullptr;
     if (!d) {  // (fwd_args keeps its capacity, and mostly its size, from call to call)
         if (!xrdma::resize_for(&x->fwd_args, x->fwd_prefix + args_size)) return -1;
         d = x->fwd_args.data();

@@ -31,11 +31,12 @@ tests_plugin_test_xrdma_cc_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_xrdma_cc_LDFLAGS = -no-install
 
 # Sender internals: the table of invocations in flight (pending.h), the
-# inline reply check against the full one (wire.h), and a frame staged in a
-# ring (ring.h).
+# inline reply check against the full one (wire.h), a frame staged in a
+# ring (ring.h), and where an entry was sent before (context.h: SendMemo).
 check_PROGRAMS += tests/plugin/test_origin
 TESTS += tests/plugin/test_origin
-tests_plugin_test_origin_SOURCES = tests/plugin/test_pending.cc tests/plugin/test_wire.cc tests/plugin/test_ring.cc
+tests_plugin_test_origin_SOURCES = tests/plugin/test_pending.cc tests/plugin/test_wire.cc tests/plugin/test_ring.cc \
+	tests/plugin/test_send_memo.cc
 tests_plugin_test_origin_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_origin_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_origin_LDFLAGS = -no-install

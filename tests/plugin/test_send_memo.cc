@@ -1,0 +1,159 @@
+// Where an entry was sent before (context.h: SendMemo, memo_way): a lookup
+// finds the place recorded last for that rank or endpoint, or nothing (the
+// caller then sends in full and records again), never another place's;
+// places on different ways are all kept however the sends alternate; a
+// new epoch forgets them all; a failed send records nothing.
+#include "context.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+
+using xrdma::LastSend;
+using xrdma::SendMemo;
+
+namespace {
+
+ucp_ep_h ep_of(uintptr_t n) { return reinterpret_cast<ucp_ep_h>(n * 4096 + 64 * n); }
+
+// The ranks' endpoints and bound indexes in a test: rank r at ep_of(r + 1), index 100 + r.
+void record(SendMemo &m, int r, uint64_t epoch, int index = -1)
+{
+    m.record_rank(ep_of(uintptr_t(r) + 1), r, index < 0 ? 100 + r : index, UCX_IFUNC_OK, epoch);
+}
+
+}  // namespace
+
+TEST(SendMemo, FindsWhatWasRecordedForThatRankOnly)
+{
+    SendMemo m;
+    EXPECT_EQ(m.to_rank(1, 1), nullptr);
+    record(m, 1, 1);
+    const LastSend *s = m.to_rank(1, 1);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->ep, ep_of(2));
+    EXPECT_EQ(s->index, 101u);
+    EXPECT_EQ(m.to_rank(2, 1), nullptr);
+    EXPECT_EQ(m.to_rank(5, 1), nullptr);  // (rank 1's way: another rank there is not rank 1)
+}
+
+TEST(SendMemo, KeepsOnePlacePerWayWhateverTheOrder)
+{
+    SendMemo m;
+    for (int r = 0; r < int(xrdma::kMemoWays); ++r) record(m, r, 7);
+    // A chase's order over 4 ranks, each on its own way: every lookup hits.
+    const int order[] = {2, 0, 3, 1, 1, 0, 2, 3, 0, 3, 2, 1};
+    for (int r : order) {
+        const LastSend *s = m.to_rank(r, 7);
+        ASSERT_NE(s, nullptr) << "rank " << r;
+        EXPECT_EQ(s->rank, r);
+        EXPECT_EQ(s->ep, ep_of(uintptr_t(r) + 1));
+        EXPECT_EQ(s->index, uint32_t(100 + r));
+    }
+}
+
+TEST(SendMemo, ARingFoundOnceStaysWithItsPlace)
+{
+    SendMemo m;
+    record(m, 0, 1);
+    record(m, 1, 1);
+    auto *ring = reinterpret_cast<xrdma::RingOut *>(uintptr_t(0x1000));
+    m.to_rank(0, 1)->ring = ring;  // (stage_forward() caches it)
+    ASSERT_NE(m.to_rank(1, 1), nullptr);
+    const LastSend *s = m.to_rank(0, 1);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->ring, ring);
+    EXPECT_EQ(m.to_rank(1, 1)->ring, nullptr);
+}
+
+TEST(SendMemo, ANewEpochForgetsEveryPlace)
+{
+    SendMemo m;
+    for (int r = 0; r < 4; ++r) record(m, r, 3);
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(m.to_rank(r, 4), nullptr) << "rank " << r;
+    record(m, 2, 4);
+    EXPECT_NE(m.to_rank(2, 4), nullptr);
+    EXPECT_EQ(m.to_rank(0, 4), nullptr);
+}
+
+TEST(SendMemo, AFailedSendRecordsNothing)
+{
+    SendMemo m;
+    record(m, 1, 1);
+    m.record_rank(ep_of(3), 2, 5, UCX_IFUNC_ERR_PEER, 1);
+    m.record_rank(ep_of(3), 2, -1, UCX_IFUNC_OK, 1);  // (nothing bound)
+    EXPECT_EQ(m.to_rank(2, 1), nullptr);
+    ASSERT_NE(m.to_rank(1, 1), nullptr);
+    EXPECT_EQ(m.to_rank(1, 1)->index, 101u);
+}
+
+TEST(SendMemo, ForgetForgetsAll)
+{
+    SendMemo m;
+    for (int r = 0; r < 4; ++r) record(m, r, 1);
+    m.forget();
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(m.to_rank(r, 1), nullptr);
+}
+
+// Random sends over more ranks than ways (ranks sharing a way take turns):
+// a lookup finds the index recorded last for that rank, or nothing.
+TEST(SendMemo, NeverAnotherRanksPlace)
+{
+    std::mt19937 rng(12345);
+    SendMemo m;
+    std::map<int, uint32_t> latest;  // rank -> index recorded last
+    unsigned hits = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const int r = int(rng() % 11);
+        const LastSend *s = m.to_rank(r, 1);
+        if (s) {
+            ++hits;
+            ASSERT_EQ(s->rank, r);
+            ASSERT_EQ(s->ep, ep_of(uintptr_t(r) + 1));
+            ASSERT_EQ(latest.count(r), 1u) << "found rank " << r << " never recorded";
+            ASSERT_EQ(s->index, latest[r]);
+        } else {
+            const uint32_t index = uint32_t(rng() % 1000);  // the full path binds anew
+            record(m, r, 1, int(index));
+            latest[r] = index;
+        }
+    }
+    EXPECT_GT(hits, 0u);
+}
+
+// An origin's sends by endpoint: the same, keyed by the endpoint's address.
+TEST(SendMemo, ByEndpoint)
+{
+    SendMemo m;
+    std::map<uintptr_t, uint32_t> latest;
+    std::mt19937 rng(7);
+    unsigned hits = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const uintptr_t n = 1 + rng() % 9;
+        const LastSend *s = m.to_ep(ep_of(n), 2);
+        if (s) {
+            ++hits;
+            ASSERT_EQ(s->ep, ep_of(n));
+            ASSERT_EQ(s->index, latest.at(n));
+        } else {
+            const uint32_t index = uint32_t(rng() % 1000);
+            m.record_ep(ep_of(n), int(index), UCX_IFUNC_OK, 2);
+            latest[n] = index;
+        }
+    }
+    EXPECT_GT(hits, 0u);
+    // Two endpoints on different ways, used in turn, are both found every time.
+    uintptr_t other = 2;
+    while (xrdma::memo_way(ep_of(other)) == xrdma::memo_way(ep_of(1))) ++other;
+    SendMemo two;
+    two.record_ep(ep_of(1), 11, UCX_IFUNC_OK, 2);
+    two.record_ep(ep_of(other), 12, UCX_IFUNC_OK, 2);
+    for (int i = 0; i < 6; ++i) {
+        const uintptr_t n = i % 2 ? other : 1;
+        const LastSend *s = two.to_ep(ep_of(n), 2);
+        ASSERT_NE(s, nullptr) << "endpoint " << n;
+        EXPECT_EQ(s->index, n == 1 ? 11u : 12u);
+    }
+}

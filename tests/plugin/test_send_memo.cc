@@ -97,29 +97,45 @@ TEST(SendMemo, ForgetForgetsAll)
     for (int r = 0; r < 4; ++r) EXPECT_EQ(m.to_rank(r, 1), nullptr);
 }
 
-// Random sends over more ranks than ways (ranks sharing a way take turns):
-// a lookup finds the index recorded last for that rank, or nothing.
-TEST(SendMemo, NeverAnotherRanksPlace)
+// Random sends over @p keys places (more than ways: places sharing a way
+// take turns): @p find(key) looks a place up (nullptr: none), @p record(key,
+// index) records a send after a miss; a lookup must find the index recorded
+// last for that key, or nothing. Returns the hits.
+template <typename Find, typename Record>
+unsigned random_sends(unsigned keys, uint32_t seed, Find find, Record record)
 {
-    std::mt19937 rng(12345);
-    SendMemo m;
-    std::map<int, uint32_t> latest;  // rank -> index recorded last
+    std::mt19937 rng(seed);
+    std::map<unsigned, uint32_t> latest;  // key -> index recorded last
     unsigned hits = 0;
     for (int i = 0; i < 20000; ++i) {
-        const int r = int(rng() % 11);
-        const LastSend *s = m.to_rank(r, 1);
-        if (s) {
+        const unsigned k = unsigned(rng() % keys);
+        if (const LastSend *s = find(k)) {
             ++hits;
-            ASSERT_EQ(s->rank, r);
-            ASSERT_EQ(s->ep, ep_of(uintptr_t(r) + 1));
-            ASSERT_EQ(latest.count(r), 1u) << "found rank " << r << " never recorded";
-            ASSERT_EQ(s->index, latest[r]);
+            EXPECT_EQ(latest.count(k), 1u) << "found place " << k << ", never recorded";
+            EXPECT_EQ(s->index, latest[k]) << "place " << k;
+            if (::testing::Test::HasFailure()) return hits;
         } else {
             const uint32_t index = uint32_t(rng() % 1000);  // the full path binds anew
-            record(m, r, 1, int(index));
-            latest[r] = index;
+            record(k, index);
+            latest[k] = index;
         }
     }
+    return hits;
+}
+
+TEST(SendMemo, NeverAnotherRanksPlace)
+{
+    SendMemo m;
+    const unsigned hits = random_sends(
+        11, 12345,
+        [&](unsigned r) {
+            const LastSend *s = m.to_rank(int(r), 1);
+            if (s) {
+                EXPECT_EQ(s->ep, ep_of(r + 1));
+            }
+            return s;
+        },
+        [&](unsigned r, uint32_t index) { record(m, int(r), 1, int(index)); });
     EXPECT_GT(hits, 0u);
 }
 
@@ -127,22 +143,16 @@ TEST(SendMemo, NeverAnotherRanksPlace)
 TEST(SendMemo, ByEndpoint)
 {
     SendMemo m;
-    std::map<uintptr_t, uint32_t> latest;
-    std::mt19937 rng(7);
-    unsigned hits = 0;
-    for (int i = 0; i < 20000; ++i) {
-        const uintptr_t n = 1 + rng() % 9;
-        const LastSend *s = m.to_ep(ep_of(n), 2);
-        if (s) {
-            ++hits;
-            ASSERT_EQ(s->ep, ep_of(n));
-            ASSERT_EQ(s->index, latest.at(n));
-        } else {
-            const uint32_t index = uint32_t(rng() % 1000);
-            m.record_ep(ep_of(n), int(index), UCX_IFUNC_OK, 2);
-            latest[n] = index;
-        }
-    }
+    const unsigned hits = random_sends(
+        9, 7,
+        [&](unsigned n) {
+            const LastSend *s = m.to_ep(ep_of(n + 1), 2);
+            if (s) {
+                EXPECT_EQ(s->ep, ep_of(n + 1));
+            }
+            return s;
+        },
+        [&](unsigned n, uint32_t index) { m.record_ep(ep_of(n + 1), int(index), UCX_IFUNC_OK, 2); });
     EXPECT_GT(hits, 0u);
     // Two endpoints on different ways, used in turn, are both found every time.
     uintptr_t other = 2;

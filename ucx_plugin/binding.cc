@@ -31,41 +31,21 @@ bool same_name(const std::string &a, const std::string &b)
     return ((x0 ^ y0) | (x1 ^ y1)) == 0;
 }
 
-// The senders' tables binding_find() found before: forgotten when a table
-// may go (bindings_forget(), bindings_unload()).
-void forget_bound_in(ucx_ifunc_context *ctx)
-{
-    ctx->bound_in_ep = nullptr;
-    ctx->bound_in_last = nullptr;
-    for (unsigned w = 0; w < kMemoWays; ++w) {
-        ctx->bound_in_way_ep[w] = nullptr;
-        ctx->bound_in_way[w] = nullptr;
-    }
-}
-
 }  // namespace
 
 BoundEntry *binding_find_slow(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t index)
 {
-    if (ctx->bound_in_ep != ep || !ctx->bound_in_last) {
-        const unsigned w = memo_way(ep);
-        std::vector<BoundEntry> *t;
-        if (ctx->bound_in_way_ep[w] == ep && ctx->bound_in_way[w]) {
-            t = ctx->bound_in_way[w];
-        } else {
+    auto &m = ctx->bound_in_memo;
+    if (m.last_ep != ep || !m.last) {
+        std::vector<BoundEntry> *found = m.in_way(ep);
+        if (!found) {
             auto it = ctx->bound_in.find(ep);
             if (it == ctx->bound_in.end()) return nullptr;
-            t = &it->second;  // (elements of the map stay where they are)
+            found = &it->second;  // (elements of the map stay where they are)
         }
-        if (ctx->bound_in_last) {  // the one found last goes to its way
-            const unsigned v = memo_way(ctx->bound_in_ep);
-            ctx->bound_in_way_ep[v] = ctx->bound_in_ep;
-            ctx->bound_in_way[v] = ctx->bound_in_last;
-        }
-        ctx->bound_in_ep = ep;
-        ctx->bound_in_last = t;
+        m.use(ep, found);
     }
-    std::vector<BoundEntry> &t = *ctx->bound_in_last;
+    std::vector<BoundEntry> &t = *m.last;
     if (index >= t.size() || !t[index].img) return nullptr;
     BoundEntry &b = t[index];
     // Still the cached image (the lookup also marks it recently used; the
@@ -154,7 +134,7 @@ void bindings_forget(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
     ctx->bound_in.erase(ep);
     ctx->bound_out.erase(ep);
-    forget_bound_in(ctx);
+    ctx->bound_in_memo.clear();  // (a table may be gone)
     ctx->bound_out_ep = nullptr;
     ctx->bound_out_last = nullptr;
     ctx->bound_epoch++;
@@ -163,7 +143,7 @@ void bindings_forget(ucx_ifunc_context *ctx, ucp_ep_h ep)
 void bindings_unload(ucx_ifunc_context *ctx)
 {
     ctx->bound_in.clear();
-    forget_bound_in(ctx);
+    ctx->bound_in_memo.clear();
 }
 
 }  // namespace xrdma

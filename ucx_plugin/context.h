@@ -66,6 +66,35 @@ inline unsigned memo_way(const void *ep)
     return unsigned((reinterpret_cast<uintptr_t>(ep) * 0x9E3779B97F4A7C15ull) >> 62);
 }
 
+// An endpoint-keyed memo of tables: the one used last (last_ep, last),
+// tested first where it is used, and one more per way (memo_way()).
+template <typename T>
+struct EpMemo {
+    ucp_ep_h last_ep = nullptr;
+    T *last = nullptr;
+    ucp_ep_h way_ep[kMemoWays] = {};
+    T *way[kMemoWays] = {};
+
+    // @p ep's table if it is in its way (nullptr: not there).
+    T *in_way(ucp_ep_h ep) const
+    {
+        const unsigned w = memo_way(ep);
+        return way_ep[w] == ep ? way[w] : nullptr;
+    }
+    // @p t, @p ep's table, becomes the last one; the previous one goes to its way.
+    T *use(ucp_ep_h ep, T *t)
+    {
+        if (last_ep) {
+            const unsigned v = memo_way(last_ep);
+            way_ep[v] = last_ep;
+            way[v] = last;
+        }
+        last_ep = ep;
+        return last = t;
+    }
+    void clear() { *this = EpMemo(); }
+};
+
 // LastSend for several places: `last`, tested first, and the others by way
 // (a forward's by destination rank, an origin's by endpoint). A hit in a way
 // becomes `last`, the previous one goes back to its own way.
@@ -287,12 +316,8 @@ struct ucx_ifunc_context {
     // destination endpoint at a sender; the endpoint and table used last.
     std::unordered_map<ucp_ep_h, std::vector<xrdma::BoundEntry>> bound_in;
     std::unordered_map<ucp_ep_h, std::vector<xrdma::BoundSlot>> bound_out;
-    ucp_ep_h bound_in_ep = nullptr;
-    std::vector<xrdma::BoundEntry> *bound_in_last = nullptr;
-    // The tables of other senders found before, by way (memo_way()): a
-    // target with several senders finds theirs without the map.
-    ucp_ep_h bound_in_way_ep[xrdma::kMemoWays] = {};
-    std::vector<xrdma::BoundEntry> *bound_in_way[xrdma::kMemoWays] = {};
+    // (A target with several senders finds theirs without the map.)
+    xrdma::EpMemo<std::vector<xrdma::BoundEntry>> bound_in_memo;
     ucp_ep_h bound_out_ep = nullptr;
     std::vector<xrdma::BoundSlot> *bound_out_last = nullptr;
     // Changes whenever a send memo (LastSend) may no longer hold:
@@ -324,11 +349,7 @@ struct ucx_ifunc_context {
     // Rings to and from peers (ring.h); nullptr: rings are off. The ring
     // towards the endpoint last looked up (ring_out()).
     xrdma::Rings *rings = nullptr;
-    ucp_ep_h ring_out_ep = nullptr;
-    xrdma::RingOut *ring_out_last = nullptr;
-    // The rings towards other endpoints found before, by way (memo_way()).
-    ucp_ep_h ring_out_way_ep[xrdma::kMemoWays] = {};
-    xrdma::RingOut *ring_out_way[xrdma::kMemoWays] = {};
+    xrdma::EpMemo<xrdma::RingOut> ring_out_memo;
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
 };
@@ -364,7 +385,7 @@ RingOut *ring_out_find(ucx_ifunc_context *ctx, ucp_ep_h ep);
 inline RingOut *ring_out(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
     if (!ctx->rings) return nullptr;
-    if (ctx->ring_out_ep == ep) return ctx->ring_out_last;
+    if (ctx->ring_out_memo.last_ep == ep) return ctx->ring_out_memo.last;
     return ring_out_find(ctx, ep);
 }
 
@@ -462,8 +483,9 @@ inline BoundEntry *binding_find(ucx_ifunc_context *ctx, ucp_ep_h ep, uint32_t in
 {
     // (Inline: the same sender as last time, naming the image at the front
     // of the cache, the usual case of a stream of warm invocations.)
-    if (ctx->bound_in_ep == ep && ctx->bound_in_last && index < ctx->bound_in_last->size()) {
-        BoundEntry &b = (*ctx->bound_in_last)[index];
+    const auto &m = ctx->bound_in_memo;
+    if (m.last_ep == ep && m.last && index < m.last->size()) {
+        BoundEntry &b = (*m.last)[index];
         if (b.img && b.img == ctx->cache.front() && b.img->serial == b.serial) return &b;
     }
     return binding_find_slow(ctx, ep, index);

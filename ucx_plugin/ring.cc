@@ -314,22 +314,13 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
 
 RingOut *ring_out_find(ucx_ifunc_context *ctx, ucp_ep_h ep)
 {
-    const unsigned w = memo_way(ep);
-    RingOut *r;
-    if (ctx->ring_out_way_ep[w] == ep) {
-        r = ctx->ring_out_way[w];
-    } else {
+    RingOut *r = ctx->ring_out_memo.in_way(ep);  // (RingOuts live as long as the rings)
+    if (!r) {
         std::unique_ptr<RingOut> &p = ctx->rings->outs[ep];  // (ring_out() checked there are rings)
         if (!p) p.reset(new RingOut{ep});
         r = p.get();
     }
-    if (ctx->ring_out_ep) {  // the one found last goes to its way (RingOuts live as long as the rings)
-        const unsigned v = memo_way(ctx->ring_out_ep);
-        ctx->ring_out_way_ep[v] = ctx->ring_out_ep;
-        ctx->ring_out_way[v] = ctx->ring_out_last;
-    }
-    ctx->ring_out_ep = ep;
-    return ctx->ring_out_last = r;
+    return ctx->ring_out_memo.use(ep, r);
 }
 
 void ring_unstage(RingOut &r)
@@ -481,12 +472,7 @@ void rings_destroy(ucx_ifunc_context *ctx)
     if (g->probe) ucp_mem_unmap(g->ucp, g->probe);
     delete g;
     ctx->rings = nullptr;
-    ctx->ring_out_ep = nullptr;
-    ctx->ring_out_last = nullptr;
-    for (unsigned w = 0; w < kMemoWays; ++w) {
-        ctx->ring_out_way_ep[w] = nullptr;
-        ctx->ring_out_way[w] = nullptr;
-    }
+    ctx->ring_out_memo.clear();
 }
 
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep)

@@ -169,7 +169,14 @@ XRDMA_HOT ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint1
 {
     RingOut *ring = ring_out(ctx, ep);
     if (!ring || ring->state == RingOut::kOff) return transmit_am(ctx, ep, am_id, m);  // (no ring: nothing to count)
-    if (!m.image && ring_write(*ring, am_id == ctx->am_invoke ? kAmInvoke : kAmReply, m.hdr, m.hdr_len, m.piece))
+    const uint16_t kind = am_id == ctx->am_invoke ? kAmInvoke : kAmReply;
+    // A small message of one piece (a few acks, a small reply) with inline
+    // copies (ring_write_small(), as send_invoke_short() writes a small
+    // invocation), anything else piece by piece.
+    if (!m.image && !m.piece[1].len && !m.piece[2].len &&
+        ring_write_small(*ring, kind, m.hdr, m.hdr_len, m.piece[0].p, m.piece[0].len))
+        return UCX_IFUNC_OK;
+    if (!m.image && ring_write(*ring, kind, m.hdr, m.hdr_len, m.piece))
         return UCX_IFUNC_OK;
     // The frames written before this message are visible before it is
     // (ring_before_am() takes them first); free on x86, a barrier where
@@ -267,14 +274,8 @@ void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
     ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
                                 uint32_t(b.ids.size() * sizeof(uint64_t)));
     ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
-    // A few acks (a synchronising origin's: one, mostly) go into the ring
-    // with inline copies, as a small invocation does (ring_write_small());
-    // this send is on the path of that origin's round trip.
-    RingOut *ring = ring_out(ctx, b.ep);
-    if (!ring || !ring_write_small(*ring, kAmReply, &h, sizeof(h), b.ids.data(), h.reply_len)) {
-        Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
-        transmit(ctx, b.ep, ctx->am_reply, m);
-    }
+    Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+    transmit(ctx, b.ep, ctx->am_reply, m);
     if (b.due) ctx->acks_waiting -= b.ids.size();
     ctx->acks_held -= b.ids.size();
     b.due = false;

@@ -1,4 +1,5 @@
-// Where an entry was sent before (context.h: SendMemo, memo_way): a lookup
+// Where an entry was sent before (context.h: SendMemo, memo_way; EpMemo for
+// the tables and rings by endpoint): a lookup
 // finds the place recorded last for that rank or endpoint, or nothing (the
 // caller then sends in full and records again), never another place's;
 // places on different ways are all kept however the sends alternate; a
@@ -166,4 +167,30 @@ TEST(SendMemo, ByEndpoint)
         ASSERT_NE(s, nullptr) << "endpoint " << n;
         EXPECT_EQ(s->index, n == 1 ? 11u : 12u);
     }
+}
+
+// The receiver's tables and the rings by endpoint (EpMemo): the last one and
+// one per way; a table found is the one used for that endpoint, never
+// another's, however the endpoints alternate.
+TEST(EpMemo, TheTableOfThatEndpointOrNothing)
+{
+    xrdma::EpMemo<int> m;
+    int tables[9];
+    EXPECT_EQ(m.in_way(ep_of(1)), nullptr);
+    std::mt19937 rng(3);
+    unsigned found = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const uintptr_t n = 1 + rng() % 9;
+        int *t = m.last_ep == ep_of(n) ? m.last : m.in_way(ep_of(n));
+        if (t) {
+            ++found;
+            ASSERT_EQ(t, &tables[n - 1]) << "endpoint " << n;
+        }
+        m.use(ep_of(n), &tables[n - 1]);
+        ASSERT_EQ(m.last, &tables[n - 1]);
+    }
+    EXPECT_GT(found, 0u);
+    m.clear();
+    for (uintptr_t n = 1; n <= 9; ++n) EXPECT_EQ(m.in_way(ep_of(n)), nullptr);
+    EXPECT_EQ(m.last, nullptr);
 }

@@ -18,9 +18,10 @@
 // sender's messages in the order they were sent, on either path.
 //
 // Ring memory: [control: consumed frame count, 64 bytes][slot]... A slot
-// holds a RingSlotHdr and the message; a frame is copied out of the ring
-// before it is handled, and the consumed count (the sender's credit) is
-// stored at once.
+// holds a RingSlotHdr and the message. A warm invocation runs from its slot
+// and the consumed count (the sender's credit) is stored when it ends; any
+// other frame is copied out of the ring before it is handled, and its
+// credit stored at once (ring_take()).
 #include "ring.h"
 
 #include "arrive.h"
@@ -57,6 +58,7 @@ struct RingIn {
     uint8_t *base = nullptr;  // nullptr once freed (declined)
     uint64_t next = 0;        // the next frame's number
     uint64_t am_arrived = 0;  // active messages from ep since the request
+    bool held = false;        // a warm invocation runs from its slot (ring_take())
 };
 
 struct Rings {
@@ -278,7 +280,12 @@ bool frame_there(const RingIn &r) { return frame_in(r, slot_of(r, r.next)); }
 
 // Take the frames of @p r that are there (its next one is: the caller
 // checked) and were sent before the first @p limit active messages from its
-// sender.
+// sender. A warm invocation runs from its slot (its handling copies the
+// header it checks, and the layer its own: run_invocation(), window_dispatch());
+// its slot is held, its credit stored once it ends. Anything else is copied
+// out first and its credit stored at once, and so is every frame taken
+// while a slot of the ring is held (a nested pass: the held one's credit
+// must wait).
 __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, RingIn &r, uint64_t limit, bool in_ucx)
 {
     unsigned n = 0;
@@ -290,17 +297,24 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
         if (int32_t(h.am_before - uint32_t(limit)) > 0) break;  // an active message sent before it has not arrived yet
         const size_t len = size_t(h.hdr_len) + h.data_len;
         const bool ok = len <= kRingSlotSize - sizeof(h) && (h.kind == kAmInvoke || h.kind == kAmReply);
-        if (ok && len <= kSmallFrame)
-            __builtin_memcpy(buf, slot + sizeof(h), kSmallFrame);  // (a fixed size, copied inline: the slot has room)
-        else if (ok)
-            memcpy(buf, slot + sizeof(h), len);
         r.next++;
-        store_release(r.base, r.next);  // the slot is free again: the sender's credit
         ++n;
         ctx->stats.ring_frames++;
-        if (ok) {
+        if (ok && h.kind == kAmInvoke && h.hdr_len == sizeof(InvokeShortHdr) && !r.held) {
+            r.held = true;
+            const uint8_t *d = slot + sizeof(h);
+            arrive(ctx, kAmInvoke, d, sizeof(InvokeShortHdr), d + sizeof(InvokeShortHdr), h.data_len, r.ep, in_ucx);
+            r.held = false;
+            if (r.base) store_release(r.base, r.next);  // (its credit, and that of frames a nested pass took)
+        } else if (ok) {
+            if (len <= kSmallFrame)
+                __builtin_memcpy(buf, slot + sizeof(h), kSmallFrame);  // (a fixed size, copied inline: the slot has room)
+            else
+                memcpy(buf, slot + sizeof(h), len);
+            if (!r.held) store_release(r.base, r.next);  // the slot is free again: the sender's credit
             arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
         } else {
+            if (!r.held) store_release(r.base, r.next);
             ctx->stats.rejected++;
             XRDMA_WARN("rank %d: dropping a malformed ring frame (kind %u, %zu bytes)", ctx->params.rank,
                        unsigned(h.kind), len);
@@ -387,8 +401,15 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
     case kRingDecline:
         if (ctx->rings)
             for (auto &r : ctx->rings->ins)
-                if (r->ep == reply_ep && r->base && reinterpret_cast<uintptr_t>(r->base) == m.addr)
-                    free_in(ctx->rings, *r);
+                if (r->ep == reply_ep && r->base && reinterpret_cast<uintptr_t>(r->base) == m.addr) {
+                    // (A sender declines a ring it could not map, so it never
+                    // wrote into it: one with a slot held is not freed under
+                    // the invocation that runs from it.)
+                    if (r->held)
+                        ctx->stats.rejected++;
+                    else
+                        free_in(ctx->rings, *r);
+                }
         break;
     default: ctx->stats.rejected++; break;
     }

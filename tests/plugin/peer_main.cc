@@ -11,6 +11,8 @@
 //   'R' origin buffer (u64), rkey length (u64), rkey, library dir: register
 //       the published-API ifunc "pong" from that dir and prepare a message
 //   'E' ucp_poll_ifunc errors: count (u64), last status (u64)
+//   'D' passes (u64): the dispatch hook progresses the worker that many
+//       times (ucx_ifunc_ctx_progress()) before it calls each entry
 //   'Q' quit
 // XRDMA_TEST_CACHE_1_AT=<rank>: that peer's code cache holds one image
 // (XRDMA_CODE_CACHE_SIZE=1), the others' the default.
@@ -31,6 +33,20 @@
 
 using namespace xrdma_test;
 
+namespace {
+// The layer's dispatch hook of a peer: with passes, an entry finds the
+// worker progressed under it before it runs (what the MPI layer's streams
+// do), so messages arrive, and rings are polled, while it runs.
+int progressing_dispatch(void *arg, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t), const void *args,
+                         size_t len)
+{
+    const uint64_t passes = *static_cast<const uint64_t *>(arg);
+    for (uint64_t i = 0; i < passes; ++i)
+        if (ucx_ifunc_ctx_progress(x) < 0) break;  // (inside UCX's handler: it may not)
+    return entry(x, args, len);
+}
+}  // namespace
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -48,6 +64,9 @@ int main(int argc, char **argv)
     cp.rank = rank;
     cp.size = atoi(argv[3]);
     cp.user_ptr = &state;
+    uint64_t dispatch_passes = 0;
+    cp.dispatch = progressing_dispatch;
+    cp.dispatch_arg = &dispatch_passes;
     ucx_ifunc_context_h ctx;
     if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK) return 3;
 
@@ -146,6 +165,7 @@ int main(int argc, char **argv)
                 reply.slot = static_cast<const volatile uint64_t *>(env.buffer);
             break;
         }
+        case 'D': dispatch_passes = get_u64(&m[1]); break;
         case 'E':
             put_u64(ok, poll_errors);
             put_u64(ok, uint64_t(last_error));

@@ -226,6 +226,54 @@ TEST_P(Plugin, RingsKeepOrderAcrossPaths)
     expect_serving(1);
 }
 
+// A warm invocation runs from its ring slot; the slot is the sender's again
+// (its credit) only once the invocation has ended. Here each entry first
+// progresses the worker (the peer's dispatch hook, as the MPI layer's
+// streams do), so active messages arrive while a slot is held, and take the
+// frames written before them (ring_before_am()): every invocation still sees
+// its own arguments, runs once and answers, and the ring keeps turning (more
+// frames through it than it has slots: the held slots' credit came back).
+TEST_P(Plugin, EntryThatProgressesKeepsItsSlot)
+{
+    start(1);
+    std::vector<uint8_t> passes{'D'};
+    put_u64(passes, 3);
+    c->ctrl(1, passes);
+    ucx_ifunc_h add = reg("basic", "add_u64");
+    // Small arguments (a ring frame) and, every fourth, large ones (an active
+    // message: more than a slot), issued while the origin progresses.
+    constexpr uint64_t kOps = 1200, kLarge = 4, kLargeWords = 256;
+    std::vector<std::vector<uint64_t>> args(kOps);
+    std::vector<Result> rs(kOps);
+    for (uint64_t k = 0; k < kOps; ++k) {
+        args[k].assign(k % kLarge == kLarge - 1 ? kLargeWords : 2, 0);
+        args[k][0] = k;
+        args[k][1] = 3 * k + 1;
+        c->invoke_async(add, 1, args[k].data(), args[k].size() * sizeof(uint64_t), &rs[k]);
+        ucx_ifunc_progress(c->ctx);
+    }
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    for (uint64_t k = 0; k < kOps; ++k) {
+        ASSERT_EQ(UCX_IFUNC_OK, rs[k].status) << rs[k].message;
+        ASSERT_EQ(4 * k + 1, as_u64(rs[k].reply)) << "operation " << k;
+    }
+    const ucx_ifunc_stats_t theirs = c->peer_stats(1);
+    EXPECT_EQ(kOps, theirs.executed);
+    // Then one at a time: over shared memory each goes through the ring,
+    // more of them than it has slots, so every held slot came back.
+    constexpr uint64_t kAfter = 150;  // more than the ring's 128 slots
+    for (uint64_t k = kOps; k < kOps + kAfter; ++k) {
+        const uint64_t a[2] = {k, 3 * k + 1};
+        Result r = c->invoke(add, 1, a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+        ASSERT_EQ(4 * k + 1, as_u64(r.reply));
+    }
+    if (GetParam() == "shm") {
+        EXPECT_EQ(theirs.ring_frames + kAfter, c->peer_stats(1).ring_frames) << "the ring stopped turning";
+    }
+    expect_serving(1);
+}
+
 // XRDMA_RING=off: active messages only, on any transport.
 TEST_P(Plugin, RingsOffByKnob)
 {

@@ -375,6 +375,13 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
                                const std::string &entry,
                                std::shared_ptr<const std::vector<uint8_t>> image,
                                const void *args, size_t args_len, int *bound = nullptr);
+// send_invoke() of invocation @p id of image @p hash (whose bytes are
+// @p image): with the image unless @p ep has it already (code_known_by()).
+// The origin's first send of an ifunc to an endpoint, and a forward to a
+// rank its binding did not send to before.
+ucx_ifunc_status_t send_invoke_full(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, const Hash &hash,
+                                    const std::string &entry, std::shared_ptr<const std::vector<uint8_t>> image,
+                                    const void *args, size_t args_len, int *bound);
 // Send the short form of invocation @p hdr with index @p index on @p ep.
 ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len);

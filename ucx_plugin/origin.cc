@@ -321,10 +321,8 @@ ucx_ifunc_status_t ucx_ifunc_invoke_nbx(ucx_ifunc_h ifunc, ucp_ep_h ep, const vo
         // the short form, without any lookup.
         st = send_invoke_short(ctx, ep, id, m->index, args, args_size);
     } else {
-        const InvokeHdr h = make_invoke_hdr(id, ifunc->hash.data());
-        const bool with_code = !code_known_by(ctx, ep, ifunc->hash);
         int index = -1;
-        st = send_invoke(ctx, ep, h, ifunc->entry, with_code ? ifunc->image : nullptr, args, args_size, &index);
+        st = send_invoke_full(ctx, ep, id, ifunc->hash, ifunc->entry, ifunc->image, args, args_size, &index);
         ifunc->out.record_ep(ep, index, st, ctx->bound_epoch);
     }
     if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) return st;

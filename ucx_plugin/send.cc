@@ -232,6 +232,15 @@ ucx_ifunc_status_t send_invoke(ucx_ifunc_context *ctx, ucp_ep_h ep, const Invoke
     return st;
 }
 
+ucx_ifunc_status_t send_invoke_full(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, const Hash &hash,
+                                    const std::string &entry, std::shared_ptr<const std::vector<uint8_t>> image,
+                                    const void *args, size_t args_len, int *bound)
+{
+    const InvokeHdr h = make_invoke_hdr(id, hash.data());
+    if (code_known_by(ctx, ep, hash)) image = nullptr;
+    return send_invoke(ctx, ep, h, entry, std::move(image), args, args_len, bound);
+}
+
 XRDMA_HOT ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h ep, const InvokeShortHdr &id, uint32_t index,
                                      const void *args, size_t args_len)
 {

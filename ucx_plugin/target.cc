@@ -166,11 +166,10 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             st = send_invoke_short(ctx, m->ep, h, m->index, x.fwd_args.data(), x.fwd_args.size());
         } else {
             ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
-            const InvokeHdr full = make_invoke_hdr(h, img->view.hash.data());
-            bool with_code = !code_known_by(ctx, dest, img->view.hash);
-            auto bytes = with_code ? std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes) : nullptr;
             int index = -1;
-            st = send_invoke(ctx, dest, full, entry, bytes, x.fwd_args.data(), x.fwd_args.size(), &index);
+            st = send_invoke_full(ctx, dest, h, img->view.hash, entry,
+                                  std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes), x.fwd_args.data(),
+                                  x.fwd_args.size(), &index);
             if (bound) bound->out.record_rank(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {

@@ -306,18 +306,19 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
             arrive(ctx, kAmInvoke, d, sizeof(InvokeShortHdr), d + sizeof(InvokeShortHdr), h.data_len, r.ep, in_ucx);
             r.held = false;
             if (r.base) store_release(r.base, r.next);  // (its credit, and that of frames a nested pass took)
-        } else if (ok) {
-            if (len <= kSmallFrame)
+        } else {
+            if (ok && len <= kSmallFrame)
                 __builtin_memcpy(buf, slot + sizeof(h), kSmallFrame);  // (a fixed size, copied inline: the slot has room)
-            else
+            else if (ok)
                 memcpy(buf, slot + sizeof(h), len);
             if (!r.held) store_release(r.base, r.next);  // the slot is free again: the sender's credit
-            arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
-        } else {
-            if (!r.held) store_release(r.base, r.next);
-            ctx->stats.rejected++;
-            XRDMA_WARN("rank %d: dropping a malformed ring frame (kind %u, %zu bytes)", ctx->params.rank,
-                       unsigned(h.kind), len);
+            if (ok) {
+                arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
+            } else {
+                ctx->stats.rejected++;
+                XRDMA_WARN("rank %d: dropping a malformed ring frame (kind %u, %zu bytes)", ctx->params.rank,
+                           unsigned(h.kind), len);
+            }
         }
         slot = slot_of(r, r.next);  // (kept for the next turn)
     } while (frame_in(r, slot));

@@ -58,6 +58,10 @@ int main(int argc, char **argv)
         MPIX_Rxinvoke(spin, NULL, 0, 2, win, &r);
         err = MPI_Wait(&r, MPI_STATUS_IGNORE);
         CHECK(mt_error_is(err, MPIX_ERR_PEER, NULL), "a later op to the dead rank");
+        /* Without a request (the short path of ops.cc): the call says so. */
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        err = MPIX_Xinvoke(spin, NULL, 0, 2, win);
+        CHECK(mt_error_is(err, MPIX_ERR_PEER, "rank 2"), "an Xinvoke to the dead rank: %d", err);
         int64_t s = -1;
         MPIX_Rxget(&s, 1, MPI_INT64_T, 1, 0, 8, MPI_INT64_T, sum, NULL, 0, win, &r);
         CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && s == 800 + 28, "rank 1 unaffected: %ld", (long)s);

@@ -175,4 +175,4 @@ plot:
 bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
 .PHONY: bench plot bench-profile
-EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint
+EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint benchmarks/hop-batching

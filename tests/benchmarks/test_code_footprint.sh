@@ -4,21 +4,13 @@
 # code by its offset in the object, so two objects' code at the same offsets
 # is two lines, not one; instructions that ran as often in the short run as
 # in the long one (start-up) are not the hop's.
-set -u
-src=${XRDMA_TEST_SRCDIR:?XRDMA_TEST_SRCDIR is not set}
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
+. "${XRDMA_TEST_SRCDIR:?XRDMA_TEST_SRCDIR is not set}/tests/benchmarks/callgrind_lib.sh"
 # profile FILE HOPS: libA and libB each run 2 instructions per hop at
 # offsets 0x1000 and 0x1004 (one line); libA also runs a call (whose
 # inclusive cost is its callee's, not its own) and start-up code at 0x9000
 # once.
 profile() {
-    cat >"$1" <<PROF
-# callgrind format
-version: 1
-positions: instr line
-events: Ir
-
+    { callgrind_header; cat <<PROF
 ob=(1) /lib/libA.so
 fl=(1) ???
 fn=(1) hop_a
@@ -34,6 +26,7 @@ fn=(3) hop_b
 0x1000 0 $2
 +4 0 $2
 PROF
+    } >"$1"
 }
 profile "$dir/short" 50
 profile "$dir/long" 100

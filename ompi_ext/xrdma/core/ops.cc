@@ -200,6 +200,19 @@ size_t build_payload(xrdma::Bytes *payload, OpHdr hdr, const std::vector<Block> 
     return payload->size();
 }
 
+// [OpHdr][args] of an Xinvoke with up to kSmallArgs bytes of arguments, on
+// the stack.
+struct SmallInvoke {
+    alignas(8) uint8_t bytes[sizeof(OpHdr) + kSmallArgs];
+    // Its length.
+    size_t build(const OpHdr &hdr, const void *args, int args_size)
+    {
+        memcpy(bytes, &hdr, sizeof(hdr));
+        xrdma::copy_bytes(bytes + sizeof(hdr), args, size_t(args_size));
+        return sizeof(hdr) + size_t(args_size);
+    }
+};
+
 // X-op @p r, which the plugin refused with @p st: undone, its record
 // released. Its error code; MPI_SUCCESS when it has a request (@p req, then
 // in *@p request), which reports the error to MPI_Wait / MPI_Test.
@@ -298,33 +311,28 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
     if (!h) return bad(err);
 
-    // The common X-op, an Xinvoke of a few bytes of arguments that its
-    // target runs and a synchronisation call completes, goes straight to the
-    // plugin: [OpHdr][args] on the stack, what the general path below builds
-    // for it, without the choices that path makes for the other X-ops (~50
-    // instructions per op at the origin).
-    if (op == XRDMA_OP_INVOKE && !request && size_t(args_size) <= kSmallArgs &&
-        !(w->pending[size_t(trank)] == 0 && runs_here(w, h, trank))) {
-        alignas(8) uint8_t msg[sizeof(OpHdr) + kSmallArgs];
-        const OpHdr hdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp};
-        memcpy(msg, &hdr, sizeof(hdr));
-        xrdma::copy_bytes(msg + sizeof(hdr), args, size_t(args_size));
-        OpRecord *r = op_get();
-        *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
-        w->pending[size_t(trank)]++;
-        const unsigned flags = ++w->unsynced[size_t(trank)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
-        ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg, sizeof(hdr) + size_t(args_size),
-                                                     flags, op_done, r);
-        if (st != UCX_IFUNC_INPROGRESS) return bad(refused(r, st, nullptr, MPI_REQUEST_NULL));
-        issued(rt);
-        return MPI_SUCCESS;
-    }
-
     // Execution follows the data: when this process can map the target's
     // window, the function runs here (op_done before the call returns,
     // unless it forwarded off the node). Only with nothing of ours in flight
     // to that target, so that X-ops to it still run in issue order.
     const bool here = w->pending[size_t(trank)] == 0 && runs_here(w, h, trank);
+
+    // The common X-op, an Xinvoke of a few bytes of arguments that its
+    // target runs and a synchronisation call completes, goes straight to the
+    // plugin without the choices the general path below makes for the other
+    // X-ops (~50 instructions per op at the origin).
+    if (op == XRDMA_OP_INVOKE && !request && size_t(args_size) <= kSmallArgs && !here) {
+        SmallInvoke msg;
+        const size_t len = msg.build(OpHdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp}, args, args_size);
+        OpRecord *r = op_get();
+        *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
+        w->pending[size_t(trank)]++;
+        const unsigned flags = ++w->unsynced[size_t(trank)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
+        ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg.bytes, len, flags, op_done, r);
+        if (st != UCX_IFUNC_INPROGRESS) return bad(refused(r, st, nullptr, MPI_REQUEST_NULL));
+        issued(rt);
+        return MPI_SUCCESS;
+    }
 
     // [OpHdr][blocks][incoming data][args]
     OpHdr hdr{};
@@ -358,15 +366,14 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         hdr.flags |= streamed;
         packed = int(so.wire.size());
     }
-    // An Xinvoke with a few bytes of arguments ([OpHdr][args]) is built on
-    // the stack; the rest in the scratch buffer.
-    alignas(8) uint8_t small[sizeof(OpHdr) + kSmallArgs];
-    const uint8_t *msg = small;
-    size_t msg_len = sizeof(hdr) + size_t(args_size);
+    // An Xinvoke with a few bytes of arguments is built on the stack; the
+    // rest in the scratch buffer.
+    SmallInvoke small;
+    const uint8_t *msg = small.bytes;
+    size_t msg_len;
     xrdma::Bytes &payload = payload_scratch;
     if (op == XRDMA_OP_INVOKE && size_t(args_size) <= kSmallArgs) {
-        memcpy(small, &hdr, sizeof(hdr));
-        xrdma::copy_bytes(small + sizeof(hdr), args, size_t(args_size));
+        msg_len = small.build(hdr, args, args_size);
     } else {
         msg_len = build_payload(&payload, hdr, blocks, origin, ocount, otype, w->comm, so, ref, packed, args, args_size);
         msg = payload.data();

@@ -27,7 +27,9 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/op_target.cc ompi_ext/xrdma/core/ops.cc \
 	ompi_ext/xrdma/core/stream.cc ompi_ext/xrdma/core/stream.h ompi_ext/xrdma/core/op_view.h \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
-	ompi_ext/xrdma/core/progress_hook.cc
+	ompi_ext/xrdma/core/progress_hook.cc \
+	ompi_ext/xrdma/core/osc_flush.cc ompi_ext/xrdma/core/osc_flush.h \
+	ompi_ext/xrdma/core/osc_table.c ompi_ext/xrdma/core/osc_table.h
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 # Calls into the plugin and the other libraries through the GOT, without a
 # PLT stub's jump each: the target side calls xrdma_rank() and

@@ -238,6 +238,18 @@ MPI_LOG_TESTS = tests/mpi/log-np2-shm.mpitest tests/mpi/log-np3-tcp.mpitest test
 TESTS += $(MPI_LOG_TESTS)
 CLEANFILES += $(MPI_LOG_TESTS)
 
+# MPI_Win_flush without the component's flush when it has nothing to
+# complete (XRDMA_FLUSH_SKIP); "off": the knob at 0.
+check_PROGRAMS += tests/mpi/test_flush
+tests_mpi_test_flush_SOURCES = tests/mpi/test_flush.c tests/mpi/mpitest.h
+tests_mpi_test_flush_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_flush_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_flush_LDFLAGS = -no-install
+MPI_FLUSH_TESTS = tests/mpi/flush-create-np2-tcp.mpitest tests/mpi/flush-allocate-np3-shm.mpitest \
+	tests/mpi/flush-off-np2-tcp.mpitest tests/mpi/target/flush-create-np3-tcp.mpitest
+TESTS += $(MPI_FLUSH_TESTS)
+CLEANFILES += $(MPI_FLUSH_TESTS)
+
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death
 tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpitest.h

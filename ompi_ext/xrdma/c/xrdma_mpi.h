@@ -21,6 +21,10 @@ int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t size, const
                          MPIX_Ifunc *ifunc);
 int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc);
 int xrdma_mpi_progress(void);
+/* Flushes of @p win that returned without Open MPI's component flush
+ * (out[0]) and that went to it (out[1]); returns 0 when XRDMA does not wrap
+ * the window's component (osc_flush.h), 1 when it does. For tests. */
+int xrdma_mpi_osc_flush_counts(MPI_Win win, unsigned long long out[2]);
 
 #ifdef __cplusplus
 }

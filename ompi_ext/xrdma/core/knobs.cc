@@ -24,6 +24,12 @@ const Knob knobs[] = {
     {"XRDMA_MAX_WINDOWS", "32736",
      "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
      "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
+    {"XRDMA_FLUSH_SKIP", "1",
+     "1: from a window's first X-operation, MPI_Win_flush and MPI_Win_flush_local return without the flush of osc ucx "
+     "(Open MPI's UCX one-sided component) when no MPI RMA call went to that target through it since a flush or unlock "
+     "completed the last, in a passive epoch it confirmed: a window whose traffic is X-operations pays only for them. "
+     "The calls are counted in the component's table, so every language binding's count. In a program initialised with "
+     "MPI_THREAD_MULTIPLE every flush goes to the component. 0: every flush goes to the component."},
     {"XRDMA_DEBUG_WINDOW_FAIL", "0",
      "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
      "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "

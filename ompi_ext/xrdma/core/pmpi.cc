@@ -35,10 +35,10 @@ int sync_call(MPI_Win win, int target, Fn real)
 
 // A flush: the real call first, then the X-ops. A flush completes the
 // caller's operations and synchronises with nobody, so the two may finish
-// in either order; this way the component's own flush (osc ucx: ~360
-// instructions with nothing outstanding) runs while the X-ops' answers are
-// on their way instead of after they came, and its progress (Open MPI's
-// engine) already serves them.
+// in either order; this way the component's own flush runs while the
+// X-ops' answers are on their way instead of after they came, and its
+// progress (Open MPI's engine) already serves them. (With no RMA call of
+// its own to complete it returns at once: osc_flush.h.)
 template <typename Fn>
 int flush_call(MPI_Win win, int target, Fn real)
 {

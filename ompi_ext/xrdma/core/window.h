@@ -6,6 +6,7 @@
 #include "mpix_xrdma.h"
 #include "node_local.h"
 #include "op_wire.h"
+#include "osc_flush.h"
 #include "runtime.h"
 
 #include "xrdma_common/bytes.h"
@@ -80,6 +81,10 @@ struct Window {
     std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
     xrdma::Bytes dispatch_reply;         // and for a plain Xget's reply gathered from several blocks
+
+    // MPI_Win_flush without the component's flush when it has nothing to
+    // complete (osc_flush.h), from the first X-op; nullptr: with it.
+    OscFlushPtr osc;
 
     // Whether code may run in this process on rank @p r's window memory.
     bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }

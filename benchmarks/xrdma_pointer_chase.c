@@ -3,7 +3,9 @@
  * rotating order (each chase starts at the same node in every mode):
  *
  *   get       MPI_Get + MPI_Win_flush per node that is not rank 0's (the
- *             baseline: one round trip per remote hop);
+ *             baseline: one round trip per remote hop), on a window of its
+ *             own (same list) that sees no X-op, as a program without
+ *             XRDMA's functions has it;
  *   am        the published "AM" baseline: a UCP active-message handler
  *             compiled into this program (predeployed at every rank, on a
  *             UCP worker of its own) walks local nodes and sends the chase
@@ -285,6 +287,23 @@ static int handle(int c, const char *arg, void *data)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* A window holding this rank's slice of the list (and the ifunc's two
+ * counters): MPI_Win_create on malloc'ed memory (returned, to free) or
+ * MPI_Win_allocate (NULL returned). */
+static void *list_window(int create, MPI_Aint bytes, MPI_Info info, uint64_t **base, MPI_Win *win)
+{
+    void *owned = NULL;
+    if (create) {
+        owned = *base = malloc((size_t)bytes);
+        if (!owned) bench_die("out of memory");
+        MPI_Win_create(*base, bytes, 8, info, MPI_COMM_WORLD, win);
+    } else {
+        MPI_Win_allocate(bytes, 8, info, MPI_COMM_WORLD, base, win);
+    }
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    return owned;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -311,15 +330,8 @@ int main(int argc, char **argv)
     /* The window: this rank's slice, then the ifunc's two counters. */
     uint64_t *base;
     MPI_Win win;
-    MPI_Aint bytes = (MPI_Aint)((npr + 2) * 8);
-    void *owned = NULL;
-    if (o.win_create) {
-        owned = base = malloc((size_t)bytes);
-        MPI_Win_create(base, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    }
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    const MPI_Aint bytes = (MPI_Aint)((npr + 2) * 8);
+    void *owned = list_window(o.win_create, bytes, MPI_INFO_NULL, &base, &win);
     /* The same list again, in a window whose X-ops always travel. */
     uint64_t *base_msg = NULL;
     MPI_Win win_msg = MPI_WIN_NULL;
@@ -328,15 +340,16 @@ int main(int argc, char **argv)
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "xrdma_exec", "target");
-        if (o.win_create) {
-            owned_msg = base_msg = malloc((size_t)bytes);
-            MPI_Win_create(base_msg, bytes, 8, info, MPI_COMM_WORLD, &win_msg);
-        } else {
-            MPI_Win_allocate(bytes, 8, info, MPI_COMM_WORLD, &base_msg, &win_msg);
-        }
+        owned_msg = list_window(o.win_create, bytes, info, &base_msg, &win_msg);
         MPI_Info_free(&info);
-        MPI_Win_set_errhandler(win_msg, MPI_ERRORS_RETURN);
     }
+    /* And in a window without X-ops for the MPI_Get chain: a program
+     * without XRDMA's functions has its window as Open MPI made it (from a
+     * window's first X-op XRDMA counts its MPI RMA calls, XRDMA_FLUSH_SKIP). */
+    uint64_t *base_get = NULL;
+    MPI_Win win_get = MPI_WIN_NULL;
+    void *owned_get = NULL;
+    if (o.modes[MODE_GET]) owned_get = list_window(o.win_create, bytes, MPI_INFO_NULL, &base_get, &win_get);
 
     bench_ucx_init(&am.b, NULL);
     am.base = base;
@@ -375,12 +388,12 @@ int main(int argc, char **argv)
         double measured;
         uint64_t *next = chase_build_list(npr, g_size, o.loc[li], &measured);
         if (!next) bench_die("out of memory");
-        memcpy(base, next + (uint64_t)g_rank * npr, npr * 8);
-        base[npr] = base[npr + 1] = 0;
-        if (base_msg) {
-            memcpy(base_msg, next + (uint64_t)g_rank * npr, npr * 8);
-            base_msg[npr] = base_msg[npr + 1] = 0;
-        }
+        uint64_t *const slices[3] = {base, base_msg, base_get};
+        for (int k = 0; k < 3; ++k)
+            if (slices[k]) {
+                memcpy(slices[k], next + (uint64_t)g_rank * npr, npr * 8);
+                slices[k][npr] = slices[k][npr + 1] = 0;
+            }
         am.steps = am.forwards = 0;
         MPI_Barrier(MPI_COMM_WORLD); /* every slice in place */
 
@@ -393,6 +406,7 @@ int main(int argc, char **argv)
         if (g_rank == 0) {
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (base_msg) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_msg);
+            if (base_get) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_get);
             for (int i = 0; i < total && !failed; ++i) {
                 uint64_t start = chase_start_node(i + li * 100003, n);
                 struct chase_walk ref = chase_walk(next, npr, start, co.depth);
@@ -402,7 +416,7 @@ int main(int argc, char **argv)
                     if (!o.modes[m]) continue;
                     uint64_t got = UINT64_MAX;
                     double t0 = chase_now_us();
-                    int rc = m == MODE_GET  ? chase_get("xrdma_pointer_chase", win, base, npr, start, co.depth, 0, &got)
+                    int rc = m == MODE_GET  ? chase_get("xrdma_pointer_chase", win_get, base_get, npr, start, co.depth, 0, &got)
                              : m == MODE_AM ? am_chase(base, npr, start, co.depth, &got)
                              : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, co.depth, &got)
                                              : x_chase(win, f[m - MODE_NATIVE], base, npr, start, co.depth, &got);
@@ -424,6 +438,7 @@ int main(int argc, char **argv)
                 }
             }
             if (base_msg) MPI_Win_unlock_all(win_msg);
+            if (base_get) MPI_Win_unlock_all(win_get);
             MPI_Win_unlock_all(win);
         }
         /* Ranks other than 0 serve in here (both the ifunc and the AM). */
@@ -490,10 +505,12 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f[0]);
     MPIX_Ifunc_free(&f[1]);
     if (base_msg) MPI_Win_free(&win_msg);
+    if (base_get) MPI_Win_free(&win_get);
     MPI_Win_free(&win);
     bench_ucx_fini(&am.b);
     free(owned);
     free(owned_msg);
+    free(owned_get);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

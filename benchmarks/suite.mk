@@ -145,7 +145,7 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/pscw-ratio benchmarks/progress-thread-ratio
+EXTRA_DIST += benchmarks/pscw-ratio benchmarks/progress-thread-ratio benchmarks/knob-ratio
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c

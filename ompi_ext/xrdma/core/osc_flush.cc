@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -68,8 +69,15 @@ OscFlush *g_last = nullptr;
 __attribute__((noinline)) OscFlush *lookup(MPI_Win win)
 {
     std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_wrapped.find(win);
+    if (it == g_wrapped.end()) {
+        // (A bug: the component's own function is not known here.)
+        XRDMA_ERROR("window %p: its one-sided component's table is wrapped, but XRDMA does not know the window",
+                    static_cast<void *>(win));
+        abort();
+    }
     g_last_win = win;
-    return g_last = g_wrapped.at(win);
+    return g_last = it->second;
 }
 inline OscFlush *of(MPI_Win win) { return g_last_win == win ? g_last : lookup(win); }
 

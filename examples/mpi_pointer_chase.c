@@ -8,7 +8,11 @@
  * many start nodes, two ways, chase by chase in alternating order:
  *
  *   MPI_Get chain  MPI_Get + MPI_Win_flush per remote hop: one round trip
- *                  per node that is not rank 0's.
+ *                  per node that is not rank 0's. It reads a second window
+ *                  with the same list, one that never sees an X-op, as a
+ *                  program without XRDMA's functions has it (from a
+ *                  window's first X-op XRDMA counts its MPI RMA calls, to
+ *                  skip flushes with nothing to complete: XRDMA_FLUSH_SKIP).
  *   X-RDMA         one MPIX_Xget to the owner of the first remote node; its
  *                  ifunc (mpi_chase_ifunc.c) walks local nodes in place,
  *                  xrdma_forward()s itself to the owner of the next node, and
@@ -120,14 +124,18 @@ int main(int argc, char **argv)
                                     "\n(build it with make, or give --image)");
 
     /* The application's window: this rank's slice of the list, then the two
-     * counters the ifunc keeps (steps run here, forwards). */
-    uint64_t *base;
-    MPI_Win win;
+     * counters the ifunc keeps (steps run here, forwards); and the same
+     * slice again in the MPI_Get chain's window. */
+    uint64_t *base, *base_get;
+    MPI_Win win, win_get;
     MPI_Win_allocate((MPI_Aint)((npr + 2) * 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate((MPI_Aint)(npr * 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base_get, &win_get);
     memcpy(base, next + (uint64_t)rank * npr, npr * 8);
+    memcpy(base_get, base, npr * 8);
     base[npr] = base[npr + 1] = 0;
     /* Errors of MPI_Get / MPIX_Xget come back as return codes, not aborts. */
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Win_set_errhandler(win_get, MPI_ERRORS_RETURN);
 
     MPI_Barrier(MPI_COMM_WORLD); /* every window filled */
 
@@ -137,6 +145,7 @@ int main(int argc, char **argv)
     uint64_t sum_gets = 0, sum_msgs = 0;
     if (rank == 0) {
         MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, win_get);
         for (int i = 0; i < total && !failed; ++i) {
             uint64_t start = chase_start_node(i, n);
             struct chase_walk ref = chase_walk(next, npr, start, o.depth);
@@ -146,7 +155,7 @@ int main(int argc, char **argv)
                 uint64_t got = UINT64_MAX;
                 double t0 = chase_now_us();
                 int rc = x ? xrdma_chase(win, f, base, npr, start, o.depth, &got)
-                           : chase_get("mpi_pointer_chase", win, base, npr, start, o.depth, g_requests, &got);
+                           : chase_get("mpi_pointer_chase", win_get, base_get, npr, start, o.depth, g_requests, &got);
                 double dt = chase_now_us() - t0;
                 if (rc != MPI_SUCCESS) {
                     failed = 1;
@@ -167,6 +176,7 @@ int main(int argc, char **argv)
                 }
             }
         }
+        MPI_Win_unlock_all(win_get);
         MPI_Win_unlock_all(win);
     }
     /* Ranks other than 0 wait here; the ifunc runs inside this call. */
@@ -217,6 +227,7 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPIX_Ifunc_free(&f);
+    MPI_Win_free(&win_get);
     MPI_Win_free(&win);
     free(next);
     MPI_Finalize();

@@ -287,23 +287,6 @@ static int handle(int c, const char *arg, void *data)
 
 /* ---- main ------------------------------------------------------------------ */
 
-/* A window holding this rank's slice of the list (and the ifunc's two
- * counters): MPI_Win_create on malloc'ed memory (returned, to free) or
- * MPI_Win_allocate (NULL returned). */
-static void *list_window(int create, MPI_Aint bytes, MPI_Info info, uint64_t **base, MPI_Win *win)
-{
-    void *owned = NULL;
-    if (create) {
-        owned = *base = malloc((size_t)bytes);
-        if (!owned) bench_die("out of memory");
-        MPI_Win_create(*base, bytes, 8, info, MPI_COMM_WORLD, win);
-    } else {
-        MPI_Win_allocate(bytes, 8, info, MPI_COMM_WORLD, base, win);
-    }
-    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-    return owned;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -331,7 +314,7 @@ int main(int argc, char **argv)
     uint64_t *base;
     MPI_Win win;
     const MPI_Aint bytes = (MPI_Aint)((npr + 2) * 8);
-    void *owned = list_window(o.win_create, bytes, MPI_INFO_NULL, &base, &win);
+    void *owned = chase_list_window(o.win_create, bytes, MPI_INFO_NULL, &base, &win);
     /* The same list again, in a window whose X-ops always travel. */
     uint64_t *base_msg = NULL;
     MPI_Win win_msg = MPI_WIN_NULL;
@@ -340,7 +323,7 @@ int main(int argc, char **argv)
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "xrdma_exec", "target");
-        owned_msg = list_window(o.win_create, bytes, info, &base_msg, &win_msg);
+        owned_msg = chase_list_window(o.win_create, bytes, info, &base_msg, &win_msg);
         MPI_Info_free(&info);
     }
     /* And in a window without X-ops for the MPI_Get chain: a program
@@ -349,7 +332,7 @@ int main(int argc, char **argv)
     uint64_t *base_get = NULL;
     MPI_Win win_get = MPI_WIN_NULL;
     void *owned_get = NULL;
-    if (o.modes[MODE_GET]) owned_get = list_window(o.win_create, bytes, MPI_INFO_NULL, &base_get, &win_get);
+    if (o.modes[MODE_GET]) owned_get = chase_list_window(o.win_create, bytes, MPI_INFO_NULL, &base_get, &win_get);
 
     bench_ucx_init(&am.b, NULL);
     am.base = base;

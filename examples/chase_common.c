@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -106,6 +107,23 @@ struct chase_walk chase_walk(const uint64_t *next, uint64_t npr, uint64_t start,
     }
     w.answer = node;
     return w;
+}
+
+void *chase_list_window(int create, MPI_Aint bytes, MPI_Info info, uint64_t **base, MPI_Win *win)
+{
+    void *owned = NULL;
+    if (create) {
+        owned = *base = malloc((size_t)bytes);
+        if (!owned) {
+            fprintf(stderr, "chase: out of memory for a window of %ld bytes\n", (long)bytes);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        MPI_Win_create(*base, bytes, 8, info, MPI_COMM_WORLD, win);
+    } else {
+        MPI_Win_allocate(bytes, 8, info, MPI_COMM_WORLD, base, win);
+    }
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    return owned;
 }
 
 int chase_get(const char *prog, MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,

@@ -38,6 +38,12 @@ struct chase_walk chase_walk(const uint64_t *next, uint64_t npr, uint64_t start,
 int chase_get(const char *prog, MPI_Win win, const uint64_t *base, uint64_t npr, uint64_t start, uint64_t depth,
               int requests, uint64_t *out);
 
+/* A window of @p bytes for this rank's slice of the list (and whatever
+ * follows it): MPI_Win_create on malloc'ed memory, returned for the caller
+ * to free after MPI_Win_free, when @p create; else MPI_Win_allocate (NULL
+ * returned). Its errors come back as return codes (MPI_ERRORS_RETURN). */
+void *chase_list_window(int create, MPI_Aint bytes, MPI_Info info, uint64_t **base, MPI_Win *win);
+
 /* Say on standard error that the chase from @p start failed in @p what
  * with MPI error code @p rc; returns rc. */
 int chase_report(const char *prog, int rc, const char *what, uint64_t start);

@@ -128,14 +128,12 @@ int main(int argc, char **argv)
      * slice again in the MPI_Get chain's window. */
     uint64_t *base, *base_get;
     MPI_Win win, win_get;
-    MPI_Win_allocate((MPI_Aint)((npr + 2) * 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    MPI_Win_allocate((MPI_Aint)(npr * 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base_get, &win_get);
+    /* (Errors of MPI_Get / MPIX_Xget come back as return codes, not aborts.) */
+    chase_list_window(0, (MPI_Aint)((npr + 2) * 8), MPI_INFO_NULL, &base, &win);
+    chase_list_window(0, (MPI_Aint)(npr * 8), MPI_INFO_NULL, &base_get, &win_get);
     memcpy(base, next + (uint64_t)rank * npr, npr * 8);
     memcpy(base_get, base, npr * 8);
     base[npr] = base[npr + 1] = 0;
-    /* Errors of MPI_Get / MPIX_Xget come back as return codes, not aborts. */
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    MPI_Win_set_errhandler(win_get, MPI_ERRORS_RETURN);
 
     MPI_Barrier(MPI_COMM_WORLD); /* every window filled */
 

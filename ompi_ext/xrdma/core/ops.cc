@@ -232,6 +232,15 @@ int refused(OpRecord *r, ucx_ifunc_status_t st, MPI_Request *request, MPI_Reques
     return err;
 }
 
+// An X-op to @p t without a request, sent to its target, which a
+// synchronisation call completes behind others: the target may hold its
+// acknowledgement until that call asks (window_complete()), one message per
+// batch of X-ops instead of one per X-op.
+inline unsigned lazy_ack(Window *w, int t)
+{
+    return ++w->unsynced[size_t(t)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
+}
+
 // An X-op went out. Inside MPIX calls this rank serves arrived code too (and
 // a stream of X-ops between two busy ranks cannot starve either side): every
 // kProgressEvery-th call, as a progress pass costs a system call on some
@@ -327,8 +336,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         OpRecord *r = op_get();
         *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
         w->pending[size_t(trank)]++;
-        const unsigned flags = ++w->unsynced[size_t(trank)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
-        ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg.bytes, len, flags, op_done, r);
+        ucx_ifunc_status_t st =
+            ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg.bytes, len, lazy_ack(w, trank), op_done, r);
         if (st != UCX_IFUNC_INPROGRESS) return bad(refused(r, st, nullptr, MPI_REQUEST_NULL));
         issued(rt);
         return MPI_SUCCESS;
@@ -395,13 +404,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
     const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
     w->pending[size_t(trank)]++;  // before: a local run completes inside the call
-    // Completed by a synchronisation call (no request), behind others: the
-    // target may hold its acknowledgement until that call asks
-    // (window_complete()), one message per batch of X-ops instead of one per
-    // X-op.
-    const bool lazy = !here && !request && ++w->unsynced[size_t(trank)] > kLazyAckAfter;
     const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
-                           (lazy ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u);
+                           (!here && !request ? lazy_ack(w, trank) : 0u);
     ucx_ifunc_status_t st =
         here ? ucx_ifunc_invoke_local(h, trank, msg, msg_len, op_done, r)
             : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg, msg_len, flags, op_done, r);

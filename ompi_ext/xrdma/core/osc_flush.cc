@@ -39,6 +39,10 @@ struct OscFlush {
         return reinterpret_cast<R (*)(A...)>(orig[S])(a...);
     }
     bool in_range(int t) const { return t >= 0 && t < size; }
+    void count(int t)
+    {
+        if (in_range(t)) issued[size_t(t)]++;
+    }
     // The component completes what was issued to @p t (-1: every target);
     // on success nothing is left (no other MPI call ran meanwhile).
     template <typename Fn>
@@ -89,7 +93,7 @@ template <int S, typename... A>
 __attribute__((noinline)) int counted(int (*self)(A...), int t, MPI_Win win, A... a)
 {
     OscFlush *f = lookup(win);
-    if (f->in_range(t)) f->issued[size_t(t)]++;
+    f->count(t);
     return f->call<S>(self, a...);
 }
 #define XRDMA_OSC_COUNTED(name, SLOT, target, params, args)                \
@@ -98,7 +102,7 @@ __attribute__((noinline)) int counted(int (*self)(A...), int t, MPI_Win win, A..
         if (__builtin_expect(g_last_win != win, 0))                        \
             return counted<SLOT>(name, target, win, args);                 \
         OscFlush *f = g_last;                                              \
-        if (f->in_range(target)) f->issued[size_t(target)]++;              \
+        f->count(target);                                                  \
         return f->call<SLOT>(name, args);                                  \
     }
 #define A(...) __VA_ARGS__

@@ -330,7 +330,10 @@ ucx_ifunc_h window_register_ifunc(Window *w, MPIX_Ifunc f, int *err)
     w->registered.emplace(f, h);
     // The window's first X-op: its flushes may skip the component's
     // (osc_flush.h); windows without X-ops keep its table.
-    if (!w->osc) w->osc = osc_flush_wrap(w->win, w->size);
+    if (!w->osc_checked) {
+        w->osc_checked = true;
+        w->osc = osc_flush_wrap(w->win, w->size);
+    }
     w->last_ifunc = f;
     w->last_handle = h;
     return h;

@@ -85,6 +85,7 @@ struct Window {
     // MPI_Win_flush without the component's flush when it has nothing to
     // complete (osc_flush.h), from the first X-op; nullptr: with it.
     OscFlushPtr osc;
+    bool osc_checked = false;  // (asked at the first X-op only)
 
     // Whether code may run in this process on rank @p r's window memory.
     bool runs_here(int r) { return (r == rank && exec_auto) || (node && node->base_of(r)); }

@@ -467,6 +467,10 @@ void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, const uint8
 void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why);
 // Origin side: handle one arrived reply.
 void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in);
+// Origin side: end the @p n requests whose req_ids (uint64 each, as they
+// travel) are at @p ids, answered by @p rank with success and no reply
+// bytes (a kReplyAcks reply, or a ring's kRingAcks frame).
+void origin_complete_acks(ucx_ifunc_context *ctx, int rank, const uint8_t *ids, size_t n);
 // Origin side: end request @p req_id of this context with an answer made here.
 void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status, const std::string &msg,
                     const void *reply, size_t reply_len);

@@ -3,6 +3,7 @@
 #include "context.h"
 
 #include "xrdma_common/config.h"
+#include "xrdma_common/hot.h"
 #include "xrdma_common/log.h"
 
 #include <cerrno>
@@ -174,12 +175,7 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
         return;
     }
     if (rh.kind == kReplyAcks) {
-        const ucx_ifunc_result_t ok{UCX_IFUNC_OK, nullptr, 0, rh.rank, ""};  // (the same for each)
-        for (size_t off = 0; off < rh.reply_len; off += sizeof(uint64_t)) {
-            uint64_t id;
-            memcpy(&id, in.data.data() + off, sizeof(id));
-            complete(ctx, id, ok);
-        }
+        origin_complete_acks(ctx, rh.rank, in.data.data(), rh.reply_len / sizeof(uint64_t));
         return;
     }
     // The message is not terminated on the wire: a copy, only when there is one.
@@ -187,6 +183,16 @@ void origin_handle_reply(ucx_ifunc_context *ctx, Incoming &in)
                                        : std::string();
     complete(ctx, rh.req_id, static_cast<ucx_ifunc_status_t>(rh.status), rh.rank, msg.c_str(),
              in.data.data() + rh.msg_len, rh.reply_len);
+}
+
+XRDMA_HOT void origin_complete_acks(ucx_ifunc_context *ctx, int rank, const uint8_t *ids, size_t n)
+{
+    const ucx_ifunc_result_t ok{UCX_IFUNC_OK, nullptr, 0, rank, ""};  // (the same for each)
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t id;
+        memcpy(&id, ids + i * sizeof(id), sizeof(id));
+        complete(ctx, id, ok);
+    }
 }
 
 void complete_local(ucx_ifunc_context *ctx, uint64_t req_id, ucx_ifunc_status_t status,

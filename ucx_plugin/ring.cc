@@ -278,6 +278,30 @@ bool frame_in(const RingIn &r, const uint8_t *slot) { return r.base && load_seq(
 // The same, its slot found here (a cheap test before ring_take()).
 bool frame_there(const RingIn &r) { return frame_in(r, slot_of(r, r.next)); }
 
+// A frame of acks (kRingAcks, copied out to @p f; its slot header @p h)
+// from @p ep: the requests end here, unless messages wait before it (or
+// progress may not run it here): then it is queued as the reply it stands
+// for.
+inline __attribute__((always_inline)) void take_acks(ucx_ifunc_context *ctx, const uint8_t *f, const RingSlotHdr &h,
+                                                     ucp_ep_h ep, bool in_ucx)
+{
+    RingAcksHdr a;
+    memcpy(&a, f, sizeof(a));
+    if (!ring_acks_valid(a, h.hdr_len, h.data_len)) {
+        ctx->stats.rejected++;
+        XRDMA_WARN("rank %d: dropping a malformed ring frame of acks (%u req_ids in %u bytes)", ctx->params.rank,
+                   unsigned(h.hdr_len) >= sizeof(a) ? a.n : 0u, unsigned(h.data_len));
+        return;
+    }
+    const uint8_t *ids = f + sizeof(a);
+    if (arrive_here_ok(ctx)) {
+        handle_here(ctx, in_ucx, [&] { origin_complete_acks(ctx, a.rank, ids, a.n); });
+        return;
+    }
+    const ReplyHdr rh = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, a.rank, 0, uint32_t(h.data_len));
+    arrive_queued(ctx, kAmReply, &rh, sizeof(rh), ids, h.data_len, ep);
+}
+
 // Take the frames of @p r that are there (its next one is: the caller
 // checked) and were sent before the first @p limit active messages from its
 // sender. A warm invocation runs from its slot (its handling copies the
@@ -296,7 +320,8 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
         memcpy(&h, slot, sizeof(h));
         if (int32_t(h.am_before - uint32_t(limit)) > 0) break;  // an active message sent before it has not arrived yet
         const size_t len = size_t(h.hdr_len) + h.data_len;
-        const bool ok = len <= kRingSlotSize - sizeof(h) && (h.kind == kAmInvoke || h.kind == kAmReply);
+        const bool ok =
+            len <= kRingSlotSize - sizeof(h) && (h.kind == kAmInvoke || h.kind == kAmReply || h.kind == kRingAcks);
         r.next++;
         ++n;
         ctx->stats.ring_frames++;
@@ -312,7 +337,9 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
             else if (ok)
                 memcpy(buf, slot + sizeof(h), len);
             if (!r.held) store_release(r.base, r.next);  // the slot is free again: the sender's credit
-            if (ok) {
+            if (ok && h.kind == kRingAcks) {
+                take_acks(ctx, buf, h, r.ep, in_ucx);
+            } else if (ok) {
                 arrive(ctx, h.kind, buf, h.hdr_len, buf + h.hdr_len, h.data_len, r.ep, in_ucx);
             } else {
                 ctx->stats.rejected++;

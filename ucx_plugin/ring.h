@@ -74,7 +74,7 @@ struct RingOut {
 struct RingIn;   // from one sender endpoint (receiver side)
 
 // (Sender side: ring_out(), context.h, finds the ring towards an endpoint.)
-// Write message (@p hdr, @p pieces) of kind @p am_id (kAmInvoke/kAmReply)
+// Write message (@p hdr, @p pieces) of kind @p am_id (kAmInvoke, kAmReply, kRingAcks)
 // into ring @p r: false if it has no active ring, the message does not fit
 // a slot or the ring is full (send it as an active message then).
 bool ring_write(RingOut &r, uint16_t am_id, const void *hdr, size_t hdr_len, const Piece (&pieces)[3]);

@@ -278,13 +278,31 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 }
 
 namespace {
-void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
+// Batch @p b as a ring's compact frame of acks (kRingAcks), if the
+// endpoint has a ring it fits: its short header and the req_ids, written
+// inline for a few (ring_write_small()); false: send it as a reply.
+inline bool ring_acks(ucx_ifunc_context *ctx, AckBatch &b)
 {
-    ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
-                                uint32_t(b.ids.size() * sizeof(uint64_t)));
-    ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
-    Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
-    transmit(ctx, b.ep, ctx->am_reply, m);
+    RingOut *ring = ring_out(ctx, b.ep);
+    if (!ring || ring->state != RingOut::kActive) return false;
+    const RingAcksHdr a{ctx->params.rank, uint32_t(b.ids.size())};
+    const size_t len = b.ids.size() * sizeof(uint64_t);
+    if (ring_write_small(*ring, kRingAcks, &a, sizeof(a), b.ids.data(), len)) return true;
+    const Piece pieces[3] = {{b.ids.data(), len}, {nullptr, 0}, {nullptr, 0}};
+    return ring_write(*ring, kRingAcks, &a, sizeof(a), pieces);
+}
+
+XRDMA_HOT void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
+{
+    if (ring_acks(ctx, b)) {
+        ctx->stats.bytes_sent += sizeof(RingAcksHdr) + b.ids.size() * sizeof(uint64_t);
+    } else {
+        ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
+                                    uint32_t(b.ids.size() * sizeof(uint64_t)));
+        ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
+        Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+        transmit(ctx, b.ep, ctx->am_reply, m);
+    }
     if (b.due) ctx->acks_waiting -= b.ids.size();
     ctx->acks_held -= b.ids.size();
     b.due = false;

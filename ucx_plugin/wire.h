@@ -19,7 +19,7 @@ namespace xrdma {
 // Default AM ids (a context may be given others: invoke id, reply = id + 1).
 constexpr uint16_t kAmInvoke = 0xA1;  // origin/forwarder -> target
 constexpr uint16_t kAmReply  = 0xA2;  // target -> origin (or -> sender: need code)
-constexpr uint8_t  kWireVersion = 2;  // 2: 12-byte ring slot headers, frames kSlotStride slots apart (ring.h)
+constexpr uint8_t  kWireVersion = 3;  // 2: 12-byte ring slot headers, frames kSlotStride slots apart (ring.h); 3: kRingAcks frames
 
 // An active message's header travels as UCP's user header, or at the front
 // of the data with no user header (header length 0): send_invoke_short()
@@ -282,11 +282,28 @@ enum RingKind : uint8_t {
 struct RingSlotHdr {
     uint32_t seq;
     uint32_t am_before;  // active messages the sender sent on this endpoint before it (since the request), mod 2^32
-    uint8_t  kind;       // kAmInvoke or kAmReply
+    uint8_t  kind;       // kAmInvoke, kAmReply or kRingAcks
     uint8_t  hdr_len;
     uint16_t data_len;
 };
 static_assert(sizeof(RingSlotHdr) == 12, "wire layout");
+
+// A ring frame of acknowledgements (kind kRingAcks, only ever in a ring
+// slot): the compact form of a kReplyAcks reply, as a target answers X-ops
+// that end well without reply bytes (send_acks()). Header RingAcksHdr; data:
+// its n req_ids, uint64 each. The origin completes them from the frame,
+// without the reply's checks and its way through arrive() (ring_take()).
+constexpr uint8_t kRingAcks = 0xA3;
+struct RingAcksHdr {
+    int32_t  rank;  // the answering rank
+    uint32_t n;     // req_ids in the data
+};
+static_assert(sizeof(RingAcksHdr) == 8, "wire layout");
+// Whether a kRingAcks frame's lengths agree (its header copied out).
+inline bool ring_acks_valid(const RingAcksHdr &a, size_t hdr_len, size_t data_len)
+{
+    return hdr_len == sizeof(a) && a.n != 0 && a.n <= kMaxAcks && data_len == size_t(a.n) * sizeof(uint64_t);
+}
 
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]

@@ -711,6 +711,45 @@ TEST_P(Plugin, LazyAcksComeWhenAskedOrWhenABatchFills)
     expect_serving(1);
 }
 
+// Successes without reply bytes are answered as acks; where the origin has
+// a ring (shared memory) they come back through it as compact frames
+// (kRingAcks, one per target pass: a few invocations each), in issue order
+// with a failure answered behind them, and not one is lost.
+TEST_P(Plugin, AcksComeBackThroughTheRing)
+{
+    start(1);
+    ucx_ifunc_h bump = reg("basic", "bump");
+    ucx_ifunc_h fail = reg("basic", "fail_with");
+    for (int i = 0; i < 8; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(bump, 1, nullptr, 0).status);  // (rings set up)
+    ucx_ifunc_stats_t before;
+    ucx_ifunc_stats(c->ctx, &before);
+    std::vector<Result> rs(300);
+    Result bad;
+    const int32_t rc = 4;
+    for (size_t i = 0; i < rs.size(); ++i) {
+        c->invoke_async(bump, 1, nullptr, 0, &rs[i]);
+        if (i == 200) c->invoke_async(fail, 1, &rc, sizeof(rc), &bad);
+        if (i % 3 == 0) ucx_ifunc_progress(c->ctx);
+    }
+    ASSERT_TRUE(c->progress_until([&] { return ucx_ifunc_pending(c->ctx) == 0; }));
+    for (size_t i = 0; i < rs.size(); ++i) {
+        ASSERT_TRUE(rs[i].done) << "operation " << i;
+        EXPECT_EQ(UCX_IFUNC_OK, rs[i].status) << "operation " << i << ": " << rs[i].message;
+    }
+    EXPECT_EQ(UCX_IFUNC_ERR_RETURN, bad.status) << bad.message;
+    EXPECT_EQ(8u + rs.size(), c->peer_counter(1));
+    ucx_ifunc_stats_t after;
+    ucx_ifunc_stats(c->ctx, &after);
+    const uint64_t frames = after.ring_frames - before.ring_frames;
+    if (GetParam() == "shm") {
+        EXPECT_GT(frames, 0u) << "no answer came back through the origin's ring";
+        EXPECT_LE(frames, rs.size() + 1) << "more ring frames than answers";
+    } else {
+        EXPECT_EQ(0u, frames) << "a ring over " << GetParam();
+    }
+    expect_serving(1);
+}
+
 TEST_P(Plugin, IfuncErrorReturnReachesOrigin)
 {
     start(1);

@@ -1,6 +1,7 @@
 // The inline reply check (reply_hdr_check, on the path of every reply) says
 // exactly what the full one (reply_hdr_check_all) says, for valid replies of
-// every kind and for every single-field corruption of them.
+// every kind and for every single-field corruption of them; and what a
+// ring's compact frame of acks must be.
 #include "wire.h"
 
 #include <gtest/gtest.h>
@@ -78,4 +79,31 @@ TEST(ReplyHdrCheck, InlineAgreesWithFullOnCorruptions)
             expect_same(c, sizeof(c.h));
         }
     }
+}
+
+// A ring's compact frame of acks (kRingAcks): valid exactly when its count
+// is 1..kMaxAcks and the data holds that many req_ids behind an 8-byte
+// header; and every valid one, queued as the kReplyAcks reply it stands for
+// (ring.cc, take_acks()), passes the reply check.
+TEST(RingAcks, ValidExactlyWhenCountAndLengthsAgree)
+{
+    for (uint32_t n = 0; n <= kMaxAcks + 2; ++n) {
+        const RingAcksHdr a{5, n};
+        const size_t len = size_t(n) * sizeof(uint64_t);
+        const bool want = n >= 1 && n <= kMaxAcks;
+        EXPECT_EQ(want, ring_acks_valid(a, sizeof(a), len)) << n << " req_ids";
+        EXPECT_FALSE(ring_acks_valid(a, sizeof(a) - 1, len)) << n;
+        EXPECT_FALSE(ring_acks_valid(a, sizeof(a) + 1, len)) << n;
+        EXPECT_FALSE(ring_acks_valid(a, sizeof(a), len + 8)) << n;
+        EXPECT_FALSE(ring_acks_valid(a, sizeof(a), len + 1)) << n;
+        if (len) {
+            EXPECT_FALSE(ring_acks_valid(a, sizeof(a), len - 8)) << n;
+        }
+        if (!want) continue;
+        const ReplyHdr rh = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, a.rank, 0, uint32_t(len));
+        std::string why;
+        EXPECT_EQ(UCX_IFUNC_OK, reply_hdr_check(&rh, sizeof(rh), len, &why)) << n << ": " << why;
+    }
+    // A count that overflows the length in 32 bits is not taken for a small one.
+    EXPECT_FALSE(ring_acks_valid(RingAcksHdr{5, 1u << 29}, sizeof(RingAcksHdr), 0));
 }

@@ -19,7 +19,9 @@ namespace xrdma {
 // Default AM ids (a context may be given others: invoke id, reply = id + 1).
 constexpr uint16_t kAmInvoke = 0xA1;  // origin/forwarder -> target
 constexpr uint16_t kAmReply  = 0xA2;  // target -> origin (or -> sender: need code)
-constexpr uint8_t  kWireVersion = 3;  // 2: 12-byte ring slot headers, frames kSlotStride slots apart (ring.h); 3: kRingAcks frames
+// 2: 12-byte ring slot headers, frames kSlotStride slots apart (ring.h);
+// 3: kRingAcks frames.
+constexpr uint8_t  kWireVersion = 3;
 
 // An active message's header travels as UCP's user header, or at the front
 // of the data with no user header (header length 0): send_invoke_short()

@@ -5,7 +5,7 @@
 // library. With more ranks than cores, a rank that receives a hop was just
 // switched out, and its code comes back into the caches line by line and
 // page by page. That costs more than the number of instructions suggests
-// (README, issue 14: benchmarks/code-footprint counts the lines and pages).
+// (docs/RESULTS.md, issue 14: benchmarks/code-footprint counts the lines and pages).
 #pragma once
 
 #define XRDMA_HOT __attribute__((hot))

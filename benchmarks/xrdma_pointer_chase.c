@@ -1,5 +1,5 @@
 /* xrdma_pointer_chase: a linked list spread over the windows of N ranks,
- * followed for D hops from many start nodes, four ways, chase by chase in
+ * followed for D hops from many start nodes, five ways, chase by chase in
  * rotating order (each chase starts at the same node in every mode):
  *
  *   get       MPI_Get + MPI_Win_flush per node that is not rank 0's (the
@@ -18,6 +18,18 @@
  *             xrdma_exec=target: every hop travels to its owner as a
  *             message, as with XRDMA_EXEC=target (native and bitcode follow
  *             XRDMA_EXEC, by default auto: code runs where the data is mapped).
+ *
+ * Before each measured chase, --settle (default 1) unmeasured chases of the
+ * same mode from other start nodes: each mode is measured in its own steady
+ * state (its code and the list where its own chases leave them), not in the
+ * state the mode before it left. Without them (--settle 0), a chase that
+ * follows one run by messages (am, msg: ~35 us of UCX traffic at both
+ * ranks) finds its code and data out of the caches: over shared memory, 2
+ * ranks, L = 1/2, native took 5.3-5.7 us after am or msg and 4.4-4.5 us
+ * after get, the MPI_Get chain 9.0-9.3 us with am in the rotation and
+ * 8.3 us without, and bitcode, which always follows native (on the same
+ * list), 3.8-4.1 us; with one settling chase, get 7.9-8.0, native
+ * 4.2-4.4, bitcode 3.9-4.1 us.
  *
  * Locality L: the probability that the next node lives on the same rank as
  * the current one (the list is one cycle through all N * n nodes whose
@@ -67,6 +79,7 @@ struct options {
     const char *image[2];
     int win_create;
     long idle_polls; /* --idle-polls */
+    int settle;      /* --settle */
 };
 
 static int g_rank = -1, g_size;
@@ -222,6 +235,25 @@ __attribute__((noinline)) static void idle_am_polls(long k)
     for (long i = 0; i < k; ++i) ucp_worker_progress(am.b.worker);
 }
 
+/* What one chase of any mode needs (rank 0). */
+struct chase_set {
+    MPI_Win win, win_msg, win_get;
+    uint64_t *base, *base_msg, *base_get;
+    MPIX_Ifunc f[2];
+    uint64_t npr, depth;
+};
+
+/* One chase of mode @p m from node @p start: its answer in *@p got. */
+static int one_chase(const struct chase_set *c, int m, uint64_t start, uint64_t *got)
+{
+    switch (m) {
+    case MODE_GET: return chase_get("xrdma_pointer_chase", c->win_get, c->base_get, c->npr, start, c->depth, 0, got);
+    case MODE_AM: return am_chase(c->base, c->npr, start, c->depth, got);
+    case MODE_MSG: return x_chase(c->win_msg, c->f[0], c->base_msg, c->npr, start, c->depth, got);
+    default: return x_chase(c->win, c->f[m - MODE_NATIVE], c->base, c->npr, start, c->depth, got);
+    }
+}
+
 /* ---- options ----------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -237,6 +269,9 @@ static void usage(FILE *f)
             "                     comma-separated list runs each (default: 1/N, random)\n"
             "  -r, --reps R       measured chases per mode and locality (default 100)\n"
             "  -x, --warmup W     unmeasured chases per mode first (default 5)\n"
+            "      --settle S     unmeasured chases of the same mode, from other start\n"
+            "                     nodes, right before each measured one (default 1; 0:\n"
+            "                     each mode starts where the mode before it left the caches)\n"
             "      --modes LIST   get,am,native,bitcode,msg (default all; get is the baseline)\n"
             "  -w, --win-option K allocate (default) or create: the list's window\n"
             "      --image-native P, --image-bitcode P\n"
@@ -249,7 +284,7 @@ static void usage(FILE *f)
             "  -h, --help         this text\n");
 }
 
-/* -L, --modes, -w, --image-native, --image-bitcode */
+/* -L, --modes, -w, --image-native, --image-bitcode, --idle-polls, --settle */
 static int handle(int c, const char *arg, void *data)
 {
     struct options *o = data;
@@ -279,6 +314,11 @@ static int handle(int c, const char *arg, void *data)
     case 'I':
         o->idle_polls = strtol(arg, &end, 10);
         return *arg && !*end && o->idle_polls >= 0;
+    case 'S': {
+        long v = strtol(arg, &end, 10);
+        o->settle = (int)v;
+        return *arg && !*end && v >= 0 && v <= 100;
+    }
     case 'N': o->image[0] = arg; return 1;
     case 'B': o->image[1] = arg; return 1;
     default: return 0;
@@ -298,10 +338,12 @@ int main(int argc, char **argv)
         {"locality", required_argument, 0, 'L'},      {"modes", required_argument, 0, 'M'},
         {"win-option", required_argument, 0, 'w'},    {"image-native", required_argument, 0, 'N'},
         {"image-bitcode", required_argument, 0, 'B'}, {"idle-polls", required_argument, 0, 'I'},
+        {"settle", required_argument, 0, 'S'},
         {0, 0, 0, 0}};
     struct options o;
     memset(&o, 0, sizeof(o));
     for (int m = 0; m < NMODES; ++m) o.modes[m] = 1;
+    o.settle = 1;
     const struct chase_cli cli = {"xrdma_pointer_chase", usage, 'x', 0, extra, "L:w:", handle, &o};
     struct chase_options co = {4096, 256, 100, 5, 0, NULL};
     chase_parse(argc, argv, g_rank, &cli, &co);
@@ -359,9 +401,10 @@ int main(int argc, char **argv)
                    ", %d chases per mode (+%d warm-up), UCX_TLS=%s, MPI_Win_%s\n",
                    MPIX_XRDMA_VERSION, g_size, npr, co.depth, co.reps, co.warmup, tls ? tls : "(default)",
                    o.win_create ? "create" : "allocate");
-            printf("# modes interleaved chase by chase; idle ranks wait in MPI_Barrier (Open MPI's progress engine\n"
-                   "# runs the X-RDMA layer and the AM handler's worker alike); rank 0 spins %u polls, then yields\n",
-                   g_spin_before_yield);
+            printf("# modes interleaved chase by chase, each measured chase after %d unmeasured one(s) of its mode;\n"
+                   "# idle ranks wait in MPI_Barrier (Open MPI's progress engine runs the X-RDMA layer and the AM\n"
+                   "# handler's worker alike); rank 0 spins %u polls, then yields\n",
+                   o.settle, g_spin_before_yield);
         }
         fflush(stdout);
     }
@@ -390,6 +433,7 @@ int main(int argc, char **argv)
             MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
             if (base_msg) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_msg);
             if (base_get) MPI_Win_lock_all(MPI_MODE_NOCHECK, win_get);
+            const struct chase_set cs = {win, win_msg, win_get, base, base_msg, base_get, {f[0], f[1]}, npr, co.depth};
             for (int i = 0; i < total && !failed; ++i) {
                 uint64_t start = chase_start_node(i + li * 100003, n);
                 struct chase_walk ref = chase_walk(next, npr, start, co.depth);
@@ -398,11 +442,20 @@ int main(int argc, char **argv)
                     int m = (i + k) % NMODES; /* rotate which mode goes first */
                     if (!o.modes[m]) continue;
                     uint64_t got = UINT64_MAX;
+                    /* Settling chases (checked too), from start nodes no measured chase uses. */
+                    for (int s = 0; s < o.settle && !failed; ++s) {
+                        const uint64_t from = chase_start_node(i + li * 100003 + 50021 * (s + 1), n);
+                        const uint64_t want = chase_walk(next, npr, from, co.depth).answer;
+                        if (one_chase(&cs, m, from, &got) != MPI_SUCCESS || got != want) {
+                            fprintf(stderr, "xrdma_pointer_chase: settling %s chase from node %" PRIu64
+                                            " failed or ended at %" PRIu64 ", want %" PRIu64 "\n",
+                                    mode_names[m], from, got, want);
+                            failed = 1;
+                        }
+                    }
+                    if (failed) break;
                     double t0 = chase_now_us();
-                    int rc = m == MODE_GET  ? chase_get("xrdma_pointer_chase", win_get, base_get, npr, start, co.depth, 0, &got)
-                             : m == MODE_AM ? am_chase(base, npr, start, co.depth, &got)
-                             : m == MODE_MSG ? x_chase(win_msg, f[0], base_msg, npr, start, co.depth, &got)
-                                             : x_chase(win, f[m - MODE_NATIVE], base, npr, start, co.depth, &got);
+                    int rc = one_chase(&cs, m, start, &got);
                     double dt = chase_now_us() - t0;
                     if (rc != MPI_SUCCESS) {
                         failed = 1;

@@ -442,7 +442,7 @@ int main(int argc, char **argv)
                     int m = (i + k) % NMODES; /* rotate which mode goes first */
                     if (!o.modes[m]) continue;
                     uint64_t got = UINT64_MAX;
-                    /* Settling chases (checked too), from start nodes no measured chase uses. */
+                    /* Settling chases (checked too), from start nodes of another stretch of the sequence. */
                     for (int s = 0; s < o.settle && !failed; ++s) {
                         const uint64_t from = chase_start_node(i + li * 100003 + 50021 * (s + 1), n);
                         const uint64_t want = chase_walk(next, npr, from, co.depth).answer;

@@ -11,7 +11,9 @@ defines in C -- takes its LLVM IR, adds the C entry `chase` (which calls
 Numba's function and turns a raised exception into the return value
 EXCEPTION_RETURN) and the entry marker, keeps only the entry and what it
 calls (everything else internal, then LLVM's global dead-code elimination),
-and writes an image with that module's LLVM bitcode as its one part
+renumbers Numba's per-process function numbers out of it (the same function
+makes the same image on every rank: one copy in a target's cache), and
+writes an image with that module's LLVM bitcode as its one part
 (xrdma-image(5), kind 2, for this machine's triple). The target compiles the
 bitcode with its LLVM JIT like bitcode from xrdma-cc: it runs no Python and
 needs no Numba. rt.py lists what the function may call at the target.
@@ -38,6 +40,10 @@ EXCEPTION_RETURN = -100
 
 SIGNATURE = types.int32(types.voidptr, types.voidptr, types.uintp)
 _REFUSED = (re.compile(r"NRT_"), re.compile(r"_?Py"), re.compile(r"numba_"))
+
+
+_C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_ENTRY = 255  # (xrdma-image(5): an entry name's length)
 
 
 class CompileError(Exception):
@@ -97,6 +103,29 @@ raised:
 """
 
 
+# Numba gives every function it compiles a number of its own, in the order
+# the process compiles them, as an ABI tag of its mangled name ("B2v1":
+# source name of length 2, "v1"). Its names stay in the module after
+# inlining (block labels, alias-scope metadata): the same function compiled
+# again, or on a rank that compiled other functions first, would make other
+# image bytes, so another hash, and a target would load (and JIT-compile)
+# one copy per origin.
+_NUMBA_UID = re.compile(r"B(\d+)(v\d+)")
+
+
+def _canonical_ir(text):
+    """@p text with Numba's compile numbers renumbered in order of first
+    appearance (v1, v2, ...): the same function, the same IR."""
+    seen = {}
+
+    def renumber(m):
+        if int(m.group(1)) != len(m.group(2)):  # (not an ABI tag of that form)
+            return m.group(0)
+        tag = seen.setdefault(m.group(2), f"v{len(seen) + 1}")
+        return f"B{len(tag)}{tag}"
+    return _NUMBA_UID.sub(renumber, text)
+
+
 def _declared(module):
     return sorted(f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm."))
 
@@ -104,6 +133,9 @@ def _declared(module):
 def to_bitcode(pyfunc, entry=None):
     """(bitcode, triple, imports) of @p pyfunc as the XRDMA entry @p entry."""
     entry = entry or pyfunc.__name__
+    if not _C_NAME.fullmatch(entry) or len(entry) > _MAX_ENTRY:
+        raise CompileError(f"{entry!r} cannot be an entry name: a C identifier of at most {_MAX_ENTRY} "
+                           "characters is (name the function, or pass entry=)")
     _resolve_runtime_for_numba()
     try:
         disp = numba.njit(SIGNATURE, no_cpython_wrapper=True)(pyfunc)
@@ -137,6 +169,7 @@ def to_bitcode(pyfunc, entry=None):
                            "provide (Numba's runtime, the Python C API or Numba's helpers): "
                            "create no arrays in the function (view window memory and args with "
                            "numba.carray) and call only numba nopython code and xrdma.rt")
+    mod = ll.parse_assembly(_canonical_ir(str(mod)))
     mod.verify()
     return mod.as_bitcode(), _triple_of(mod.triple), imports
 

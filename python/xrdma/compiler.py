@@ -42,10 +42,6 @@ SIGNATURE = types.int32(types.voidptr, types.voidptr, types.uintp)
 _REFUSED = (re.compile(r"NRT_"), re.compile(r"_?Py"), re.compile(r"numba_"))
 
 
-_C_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_MAX_ENTRY = 255  # (xrdma-image(5): an entry name's length)
-
-
 class CompileError(Exception):
     """A Python function that cannot become an XRDMA image."""
 
@@ -133,9 +129,9 @@ def _declared(module):
 def to_bitcode(pyfunc, entry=None):
     """(bitcode, triple, imports) of @p pyfunc as the XRDMA entry @p entry."""
     entry = entry or pyfunc.__name__
-    if not _C_NAME.fullmatch(entry) or len(entry) > _MAX_ENTRY:
-        raise CompileError(f"{entry!r} cannot be an entry name: a C identifier of at most {_MAX_ENTRY} "
-                           "characters is (name the function, or pass entry=)")
+    if not _image.entry_name_ok(entry):
+        raise CompileError(f"{entry!r} cannot be an entry name: a C identifier of 1 to 255 characters is "
+                           "(name the function, or pass entry=)")
     _resolve_runtime_for_numba()
     try:
         disp = numba.njit(SIGNATURE, no_cpython_wrapper=True)(pyfunc)

@@ -163,20 +163,26 @@ XRDMA_HOT ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, ui
     return UCX_IFUNC_INPROGRESS;
 }
 
+// Write message (@p hdr, @p piece) into ring @p r as a frame of @p kind: a
+// small message of one piece (a few acks, a small reply) with inline copies
+// (ring_write_small(), as send_invoke_short() writes a small invocation),
+// anything else piece by piece. False: it does not go there (no active
+// ring, too large, full).
+inline __attribute__((always_inline)) bool ring_put(RingOut &r, uint16_t kind, const void *hdr, size_t hdr_len,
+                                                    const Piece (&piece)[3])
+{
+    if (!piece[1].len && !piece[2].len && ring_write_small(r, kind, hdr, hdr_len, piece[0].p, piece[0].len))
+        return true;
+    return ring_write(r, kind, hdr, hdr_len, piece);
+}
+
 // Send @p m on @p ep: written into the receiver's ring when there is one
 // it fits (ring.h), else as an active message, counted for the ring's order.
 XRDMA_HOT ucx_ifunc_status_t transmit(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const Message &m)
 {
     RingOut *ring = ring_out(ctx, ep);
     if (!ring || ring->state == RingOut::kOff) return transmit_am(ctx, ep, am_id, m);  // (no ring: nothing to count)
-    const uint16_t kind = am_id == ctx->am_invoke ? kAmInvoke : kAmReply;
-    // A small message of one piece (a few acks, a small reply) with inline
-    // copies (ring_write_small(), as send_invoke_short() writes a small
-    // invocation), anything else piece by piece.
-    if (!m.image && !m.piece[1].len && !m.piece[2].len &&
-        ring_write_small(*ring, kind, m.hdr, m.hdr_len, m.piece[0].p, m.piece[0].len))
-        return UCX_IFUNC_OK;
-    if (!m.image && ring_write(*ring, kind, m.hdr, m.hdr_len, m.piece))
+    if (!m.image && ring_put(*ring, am_id == ctx->am_invoke ? kAmInvoke : kAmReply, m.hdr, m.hdr_len, m.piece))
         return UCX_IFUNC_OK;
     // The frames written before this message are visible before it is
     // (ring_before_am() takes them first); free on x86, a barrier where
@@ -279,17 +285,15 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
 
 namespace {
 // Batch @p b as a ring's compact frame of acks (kRingAcks), if the
-// endpoint has a ring it fits: its short header and the req_ids, written
-// inline for a few (ring_write_small()); false: send it as a reply.
+// endpoint has a ring it fits: its short header and the req_ids
+// (ring_put()); false: send it as a reply.
 inline bool ring_acks(ucx_ifunc_context *ctx, AckBatch &b)
 {
     RingOut *ring = ring_out(ctx, b.ep);
     if (!ring || ring->state != RingOut::kActive) return false;
     const RingAcksHdr a{ctx->params.rank, uint32_t(b.ids.size())};
-    const size_t len = b.ids.size() * sizeof(uint64_t);
-    if (ring_write_small(*ring, kRingAcks, &a, sizeof(a), b.ids.data(), len)) return true;
-    const Piece pieces[3] = {{b.ids.data(), len}, {nullptr, 0}, {nullptr, 0}};
-    return ring_write(*ring, kRingAcks, &a, sizeof(a), pieces);
+    const Piece pieces[3] = {{b.ids.data(), b.ids.size() * sizeof(uint64_t)}, {nullptr, 0}, {nullptr, 0}};
+    return ring_put(*ring, kRingAcks, &a, sizeof(a), pieces);
 }
 
 XRDMA_HOT void send_acks(ucx_ifunc_context *ctx, AckBatch &b)

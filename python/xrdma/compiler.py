@@ -129,7 +129,7 @@ def _declared(module):
 def to_bitcode(pyfunc, entry=None):
     """(bitcode, triple, imports) of @p pyfunc as the XRDMA entry @p entry."""
     entry = entry or pyfunc.__name__
-    if not _image.entry_name_ok(entry):
+    if not _image._entry_name_ok(entry):
         raise CompileError(f"{entry!r} cannot be an entry name: a C identifier of 1 to 255 characters is "
                            "(name the function, or pass entry=)")
     _resolve_runtime_for_numba()

@@ -20,8 +20,9 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}\Z")
 _TRIPLE = re.compile(r"[A-Za-z0-9_.-]{1,64}\Z")
 
 
-def entry_name_ok(name):
-    """Whether @p name may be an entry: a C identifier of 1 to 255 bytes."""
+def _entry_name_ok(name):
+    """Whether @p name may be an entry: a C identifier of 1 to 255 bytes (the
+    package's rule, not part of its API)."""
     return bool(_IDENT.match(name))
 
 
@@ -33,7 +34,7 @@ def build(entries, parts):
     if not 1 <= len(parts) <= 64:
         raise ValueError("xrdma image: 1 to 64 parts")
     for e in entries:
-        if not entry_name_ok(e):
+        if not _entry_name_ok(e):
             raise ValueError(f"xrdma image: entry {e!r} is not a C identifier of 1 to 255 bytes")
     for _, triple, _ in parts:
         if not _TRIPLE.match(triple):

@@ -99,6 +99,9 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     cp.rank = b->rank;
     cp.size = b->size;
     cp.user_ptr = user_ptr;
+    /* Every rank adds every other as a peer below, before any rank sends
+     * (the barrier after): warm invocations name their sender by rank. */
+    cp.peers_by_rank = 1;
     ucx_ifunc_status_t ist = ucx_ifunc_context_create(&cp, &b->ictx);
     if (ist != UCX_IFUNC_OK) bench_die("ucx_ifunc_context_create: %s", ucx_ifunc_status_string(ist));
 
@@ -116,6 +119,7 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     free(all);
     free(lens);
     free(displs);
+    MPI_Barrier(MPI_COMM_WORLD); /* peers_by_rank: no rank sends before all know it */
 }
 
 /* Wait until every operation this rank started on its worker completed

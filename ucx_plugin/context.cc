@@ -116,6 +116,8 @@ ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_
 {
     if (!ctx || rank < 0 || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
     ctx->peers[rank] = ep;
+    if (ctx->peer_eps.size() <= size_t(rank)) ctx->peer_eps.resize(size_t(rank) + 1, nullptr);
+    ctx->peer_eps[size_t(rank)] = ep;
     ctx->origin_last = -1;
     ctx->peer_last_valid = false;
     ctx->bound_epoch++;
@@ -144,6 +146,7 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     }
     for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
         it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);
+    std::replace(ctx->peer_eps.begin(), ctx->peer_eps.end(), ep, ucp_ep_h(nullptr));
     fail_pending(ctx, ep, "peer failed or unreachable");
 }
 

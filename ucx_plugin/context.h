@@ -301,6 +301,8 @@ struct ucx_ifunc_context {
     // Invocations in flight, by request id (pending.h).
     xrdma::PendingTable pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
+    // The same by rank, for the sender a message names (peers_by_rank).
+    std::vector<ucp_ep_h> peer_eps;
     // The peer an answer went to last (route_to_origin), and the rank a
     // forward was last checked for (is_peer); reset when peers change.
     int origin_last = -1;

@@ -44,6 +44,52 @@ std::mutex g_queued_mu;
 std::vector<ucx_ifunc_context *> g_queued;
 std::atomic<size_t> g_queued_n{0};
 
+// A message whose sender names itself by a rank this context has no peer
+// for (@p rank; INT32_MIN: too short to name one): dropped (false), said
+// once per rank.
+__attribute__((noinline)) bool unknown_sender(ucx_ifunc_context *ctx, int32_t rank)
+{
+    ctx->stats.rejected++;
+    static std::mutex mu;
+    static std::unordered_set<int32_t> said;
+    std::lock_guard<std::mutex> guard(mu);
+    if (!said.insert(rank).second) return false;
+    if (rank == INT32_MIN)
+        XRDMA_ERROR("rank %d: an invocation without a reply endpoint too short to name its sender's rank, dropped",
+                    ctx->params.rank);
+    else
+        XRDMA_ERROR("rank %d: an invocation from rank %d, which is not (or no longer) a peer of this context, dropped "
+                    "(peers_by_rank: every sender must be added with ucx_ifunc_peer_add() before it sends)",
+                    ctx->params.rank, rank);
+    return false;
+}
+
+// The sender of a message that came without UCX's reply endpoint to a
+// context with peers_by_rank: its rank ends the data (wire.h, kSenderRank);
+// taken off *@p length. False: no rank there, or not a peer.
+inline bool sender_by_rank(ucx_ifunc_context *ctx, const void *data, size_t *length, ucp_ep_h *ep)
+{
+    if (*length < kSenderRank) return unknown_sender(ctx, INT32_MIN);
+    int32_t rank;
+    *length -= kSenderRank;
+    memcpy(&rank, static_cast<const uint8_t *>(data) + *length, kSenderRank);
+    if (__builtin_expect(rank < 0 || size_t(rank) >= ctx->peer_eps.size(), 0)) return unknown_sender(ctx, rank);
+    *ep = ctx->peer_eps[size_t(rank)];
+    return *ep != nullptr || unknown_sender(ctx, rank);
+}
+
+// The same for an answer (a ReplyHdr, which names the rank that answered):
+// its sender's endpoint, or nullptr (answers need none: only ring order
+// and resends use it).
+inline ucp_ep_h reply_sender(ucx_ifunc_context *ctx, const void *header, size_t header_length)
+{
+    ReplyHdr h;
+    if (header_length != sizeof(h)) return nullptr;
+    memcpy(&h, header, sizeof(h));
+    return h.magic == kReplyMagic && h.rank >= 0 && size_t(h.rank) < ctx->peer_eps.size() ? ctx->peer_eps[size_t(h.rank)]
+                                                                                            : nullptr;
+}
+
 }  // namespace
 
 void mark_queued(ucx_ifunc_context *ctx)
@@ -82,9 +128,17 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
     const bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
     ucp_ep_h reply_ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : nullptr;
     const void *d = data;
-    if (header_length == 0 && !rndv && !front_header(&header, &header_length, &d, &length)) {
-        ctx->stats.rejected++;  // (no header at all: a stray message)
-        return UCS_OK;
+    if (header_length == 0 && !rndv) {
+        if (!front_header(&header, &header_length, &d, &length)) {
+            ctx->stats.rejected++;  // (no header at all: a stray message)
+            return UCS_OK;
+        }
+        // A warm invocation that names its sender (kSenderRank).
+        if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmInvoke &&
+            !sender_by_rank(ctx, d, &length, &reply_ep))
+            return UCS_OK;
+    } else if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmReply) {
+        reply_ep = reply_sender(ctx, header, header_length);
     }
     data = const_cast<void *>(d);
     // A ring's control message is taken aside; anything else comes after

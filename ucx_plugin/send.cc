@@ -28,6 +28,9 @@ struct Message {
     size_t hdr_len;
     Piece piece[3];
     std::shared_ptr<const std::vector<uint8_t>> image;  // sent after piece[0]
+    // A ReplyHdr names its sender (rank): with peers_by_rank it travels
+    // without UCX's reply endpoint.
+    bool named = false;
 
     size_t data_len() const
     {
@@ -90,12 +93,14 @@ __attribute__((noinline)) bool immediate_not_sent(ucx_ifunc_context *ctx, ucs_st
 // Send (@p hdr, @p data) at once from where they are, as a short message UCX
 // completes before it returns: false if it cannot (no resources, or too
 // long for its short path; noted in imm_fail_min), else *@p st is the result.
+// With UCX's reply endpoint unless @p by_rank (the message names its sender,
+// peers_by_rank).
 inline __attribute__((always_inline)) bool send_immediate(ucx_ifunc_context *ctx, ucp_ep_h ep, uint16_t am_id, const void *hdr, size_t hdr_len,
-                    const void *data, size_t len, ucx_ifunc_status_t *st)
+                    const void *data, size_t len, ucx_ifunc_status_t *st, bool by_rank = false)
 {
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    p.flags = by_rank ? 0 : UCP_AM_SEND_FLAG_REPLY;
     ucs_status_ptr_t r = ucp_am_send_nbx(ep, am_id, hdr, hdr_len, data, len, &p);
     *st = UCX_IFUNC_OK;
     if (__builtin_expect(r == nullptr, 1)) return true;
@@ -129,7 +134,7 @@ XRDMA_HOT ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, ui
             data = buf;
         }
         ucx_ifunc_status_t st;
-        if (send_immediate(ctx, ep, am_id, m.hdr, m.hdr_len, data, len, &st)) return st;
+        if (send_immediate(ctx, ep, am_id, m.hdr, m.hdr_len, data, len, &st, m.named)) return st;
     }
     SendOp *op = send_op_get(m.data_len());
     op->hdr.assign(static_cast<const uint8_t *>(m.hdr), static_cast<const uint8_t *>(m.hdr) + m.hdr_len);
@@ -146,7 +151,7 @@ XRDMA_HOT ucx_ifunc_status_t transmit_am(ucx_ifunc_context *ctx, ucp_ep_h ep, ui
 
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    p.flags = m.named ? 0 : UCP_AM_SEND_FLAG_REPLY;
     p.cb.send = send_done;
     p.user_data = op;
     ucs_status_ptr_t r =
@@ -254,15 +259,19 @@ XRDMA_HOT ucx_ifunc_status_t send_invoke_short(ucx_ifunc_context *ctx, ucp_ep_h 
     const InvokeShortHdr s = make_invoke_short_hdr(id.flags, id.origin_rank, id.hops, id.req_id, index);
     count_short_sent(ctx, args_len);
     // To a peer without a ring, mostly: the header in front of the
-    // arguments, one piece from the stack (wire.h, kFrontHdr).
+    // arguments, one piece from the stack (wire.h, kFrontHdr), and with
+    // peers_by_rank this rank after them (kSenderRank).
     RingOut *ring = ring_out(ctx, ep);
     if (ring && ring_write_small(*ring, kAmInvoke, &s, sizeof(s), args, args_len)) return UCX_IFUNC_OK;
-    if ((!ring || ring->state == RingOut::kOff) && try_immediate(ctx, kFrontHdr + args_len)) {
+    const bool by_rank = ctx->params.peers_by_rank;
+    const size_t len = kFrontHdr + args_len + (by_rank ? kSenderRank : 0);
+    if ((!ring || ring->state == RingOut::kOff) && try_immediate(ctx, len)) {
         uint8_t buf[kFrontHdr + kImmediateMax];
         memcpy(buf, &s, kFrontHdr);
         memcpy(buf + kFrontHdr, args, args_len);
+        if (by_rank) memcpy(buf + kFrontHdr + args_len, &ctx->params.rank, kSenderRank);
         ucx_ifunc_status_t st;
-        if (send_immediate(ctx, ep, ctx->am_invoke, nullptr, 0, buf, kFrontHdr + args_len, &st)) return st;
+        if (send_immediate(ctx, ep, ctx->am_invoke, nullptr, 0, buf, len, &st, by_rank)) return st;
     }
     Message m{&s, sizeof(s), {{args, args_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
     return transmit(ctx, ep, ctx->am_invoke, m);
@@ -279,7 +288,8 @@ void send_reply(ucx_ifunc_context *ctx, ucp_ep_h ep, uint64_t req_id, ucx_ifunc_
     ReplyHdr h = make_reply_hdr(kReplyResult, status, ctx->params.rank, req_id, uint32_t(reply_len),
                                 uint16_t(std::min<size_t>(msg.size(), 1024)));
     ctx->stats.bytes_sent += sizeof(h) + h.msg_len + reply_len;
-    Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr};
+    Message m{&h, sizeof(h), {{msg.data(), h.msg_len}, {reply, reply_len}, {nullptr, 0}}, nullptr,
+              bool(ctx->params.peers_by_rank)};
     transmit(ctx, ep, ctx->am_reply, m);
 }
 
@@ -304,7 +314,8 @@ XRDMA_HOT void send_acks(ucx_ifunc_context *ctx, AckBatch &b)
         ReplyHdr h = make_reply_hdr(kReplyAcks, UCX_IFUNC_OK, ctx->params.rank, 0,
                                     uint32_t(b.ids.size() * sizeof(uint64_t)));
         ctx->stats.bytes_sent += sizeof(h) + h.reply_len;
-        Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr};
+        Message m{&h, sizeof(h), {{b.ids.data(), h.reply_len}, {nullptr, 0}, {nullptr, 0}}, nullptr,
+                  bool(ctx->params.peers_by_rank)};
         transmit(ctx, b.ep, ctx->am_reply, m);
     }
     if (b.due) ctx->acks_waiting -= b.ids.size();
@@ -378,7 +389,7 @@ void send_need(ucx_ifunc_context *ctx, ucp_ep_h ep, const Incoming &in, ReplyKin
     ReplyHdr h = make_reply_hdr(kind, UCX_IFUNC_ERR_NEED_CODE, ctx->params.rank, req_id);
     ctx->stats.bytes_sent += sizeof(h) + in.hdr.size() + in.data.size();
     Message m{&h, sizeof(h), {{in.hdr.data(), in.hdr.size()}, {in.data.data(), in.data.size()}, {nullptr, 0}},
-              nullptr};
+              nullptr, bool(ctx->params.peers_by_rank)};
     transmit(ctx, ep, ctx->am_reply, m);
 }
 

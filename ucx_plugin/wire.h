@@ -93,6 +93,11 @@ struct InvokeShortHdr {
     uint64_t req_id;
 };  // data: the args (all of it)
 static_assert(sizeof(InvokeShortHdr) == kFrontHdr, "wire layout");
+// A context created with peers_by_rank sends a warm invocation whose header
+// is in front (above) without UCX's reply endpoint: the sender's rank, an
+// int32, follows the args instead, and a receiver with peers_by_rank finds
+// the sender's endpoint in its peer table (receive.cc, sender_by_rank()).
+constexpr size_t kSenderRank = sizeof(int32_t);
 constexpr uint32_t kInvokeShortMagic = 0x53495258;  // "XRIS"
 constexpr uint32_t kMaxBindings = 1024;             // indices per sender endpoint
 

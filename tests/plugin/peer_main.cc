@@ -64,6 +64,7 @@ int main(int argc, char **argv)
     cp.rank = rank;
     cp.size = atoi(argv[3]);
     cp.user_ptr = &state;
+    cp.peers_by_rank = peers_by_rank();
     uint64_t dispatch_passes = 0;
     cp.dispatch = progressing_dispatch;
     cp.dispatch_arg = &dispatch_passes;

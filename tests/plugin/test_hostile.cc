@@ -625,6 +625,16 @@ ucs_status_t answer_cb(void *arg, const void *header, size_t header_length, void
     a->message.emplace_back(static_cast<const char *>(data), h.kind == xrdma::kReplyResult ? std::min<size_t>(h.msg_len, length) : 0);
     return UCS_OK;
 }
+// A sender of the test's own collects the answers it gets in @p a.
+ucs_status_t collect_answers(UcxEnv &sender, Answers *a)
+{
+    ucp_am_handler_param_t hp{};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = xrdma::kAmReply;
+    hp.cb = answer_cb;
+    hp.arg = a;
+    return ucp_worker_set_am_recv_handler(sender.worker, &hp);
+}
 }  // namespace
 
 TEST_F(Hostile, HoleNeverFilledHoldsOnlyItsSender)
@@ -636,12 +646,7 @@ TEST_F(Hostile, HoleNeverFilledHoldsOnlyItsSender)
     // A sender of its own, without the library: it never answers.
     UcxEnv silent(4096);
     Answers answers;
-    ucp_am_handler_param_t hp{};
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    hp.id = xrdma::kAmReply;
-    hp.cb = answer_cb;
-    hp.arg = &answers;
-    ASSERT_EQ(UCS_OK, ucp_worker_set_am_recv_handler(silent.worker, &hp));
+    ASSERT_EQ(UCS_OK, collect_answers(silent, &answers));
     ucp_ep_h ep = silent.connect(c->peer(1).address);
     auto send = [&](const void *hdr, size_t len) {
         ucp_request_param_t p{};
@@ -689,6 +694,62 @@ TEST_F(Hostile, HoleNeverFilledHoldsOnlyItsSender)
     EXPECT_EQ(2u, answers.got[14].req_id) << "the held invocations did not run in order";
     EXPECT_EQ(before.executed + 1, c->peer_stats(1).executed);  // expect_serving()'s only
     silent.close(ep);
+}
+
+// peers_by_rank: a warm invocation that came without UCX's reply endpoint
+// names its sender by the rank after its args (wire.h, kSenderRank). A
+// sender of its own, made a peer of rank 1 as rank 7, is answered through
+// the peer table (here: asked for the full invocation, an index it never
+// bound); a rank the target does not know, a negative one, or no room for
+// one are dropped, and the target keeps serving.
+TEST_F(Hostile, SenderNamedByRank)
+{
+    setenv("XRDMA_TEST_PEERS_BY_RANK", "1", 1);
+    start();
+    unsetenv("XRDMA_TEST_PEERS_BY_RANK");
+    UcxEnv sender(4096);
+    Answers answers;
+    ASSERT_EQ(UCS_OK, collect_answers(sender, &answers));
+    std::vector<uint8_t> add{'C'};
+    xrdma_test::put_u64(add, 7);
+    add.insert(add.end(), sender.address.begin(), sender.address.end());
+    c->ctrl(1, add);  // rank 1 knows this sender as rank 7
+    ucp_ep_h ep = sender.connect(c->peer(1).address);
+    // Header in front, then the args, then the rank: no reply endpoint.
+    auto send = [&](uint64_t req_id, const std::vector<uint8_t> &tail) {
+        const xrdma::InvokeShortHdr s{xrdma::kInvokeShortMagic, xrdma::kWireVersion, 0, 5, 7, 0, req_id};
+        std::vector<uint8_t> d(sizeof(s));
+        memcpy(d.data(), &s, sizeof(s));
+        d.insert(d.end(), tail.begin(), tail.end());
+        ucp_request_param_t p{};
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, xrdma::kAmInvoke, nullptr, 0, d.data(), d.size(), &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(sender.worker);
+            ucp_request_free(r);
+        }
+    };
+    auto rank_bytes = [](int32_t r) {
+        std::vector<uint8_t> b(4);
+        memcpy(b.data(), &r, 4);
+        return b;
+    };
+    const uint64_t rejected = c->peer_stats(1).rejected;
+    send(1, rank_bytes(7));
+    ASSERT_TRUE(c->progress_until([&] { return ucp_worker_progress(sender.worker), !answers.got.empty(); }, 30))
+        << "rank 1 did not answer the sender its rank named";
+    EXPECT_EQ(xrdma::kReplyNeedBind, answers.got[0].kind);
+    EXPECT_EQ(1u, answers.got[0].req_id);
+    EXPECT_EQ(1, answers.got[0].rank);
+    // Dropped where they arrive, before anything is held for their sender.
+    send(2, rank_bytes(9));   // no such peer
+    send(3, rank_bytes(-1));  // no rank at all
+    send(4, {0x07, 0x00});    // no room for one (the front header alone has none)
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= rejected + 3; }, 30))
+        << "rank 1 did not drop the invocations from unknown senders";
+    for (int i = 0; i < 100; ++i) ucp_worker_progress(sender.worker);
+    EXPECT_EQ(1u, answers.got.size()) << "an invocation from an unknown sender was answered";
+    expect_serving();
+    sender.close(ep);
 }
 
 // Ring control messages straight on the wire (ring.cc): malformed ones are

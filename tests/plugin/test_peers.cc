@@ -593,6 +593,40 @@ TEST_P(Plugin, LongChainThroughAllRanksIncludingOriginAndSelf)
     EXPECT_EQ(2, r.rank);
 }
 
+// With peers_by_rank everywhere, warm invocations and forwards that travel
+// as active messages name their sender by rank instead of carrying UCX's
+// reply endpoint (over TCP, once a ring was refused; over shared memory
+// those before the rings). The origin binds "bump" first, so its index for
+// forward_then at ranks 1 and 2 differs from the one rank 1 and rank 2 bind
+// for each other: a target that took one sender for another would run the
+// wrong function or ask for a resend.
+TEST_P(Plugin, WarmInvocationsNameTheirSenderByRank)
+{
+    start_under("XRDMA_TEST_PEERS_BY_RANK", "1", 2);
+    ucx_ifunc_h bump = reg("basic", "bump");
+    for (int rank : {1, 2}) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(bump, rank, nullptr, 0).status);
+    ucx_ifunc_h f = reg("basic", "forward_then");
+    struct Args {
+        int32_t to, then;
+    };
+    for (uint64_t round = 0; round < 40; ++round) {
+        for (int via : {1, 2}) {
+            const Args a{3 - via, 0};  // through one peer to the other, which counts and answers
+            Result r = c->invoke(f, via, &a, sizeof(a));
+            ASSERT_EQ(UCX_IFUNC_OK, r.status) << "round " << round << " via " << via << ": " << r.message;
+            EXPECT_EQ(a.to, r.rank);
+            ASSERT_EQ(2 + round, as_u64(r.reply)) << "round " << round << " via " << via;
+        }
+    }
+    for (int rank : {1, 2}) EXPECT_EQ(0u, c->peer_stats(rank).rejected) << "rank " << rank;
+    // No resend, as a sender a target did not recognise would have had to
+    // make: the origin sent each invocation once, each peer forwarded 40.
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(c->ctx, &s);
+    EXPECT_EQ(2 + 2 * 40u, s.invocations_sent);
+    for (int rank : {1, 2}) EXPECT_EQ(40u, c->peer_stats(rank).invocations_sent) << "rank " << rank;
+}
+
 // A forward that carried the code but was not sent does not count as code
 // the next hop has: the next forward there carries it again, without a
 // need-code round trip. The hop is rank 0, this process, where the test

@@ -4,6 +4,8 @@
 #include <ucp/api/ucp.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -38,5 +40,14 @@ bool ctrl_send(int fd, const std::vector<uint8_t> &msg);
 bool ctrl_recv(int fd, std::vector<uint8_t> *msg);  // blocking
 void put_u64(std::vector<uint8_t> &v, uint64_t x);
 uint64_t get_u64(const uint8_t *p);
+
+// Whether the test asked for contexts with peers_by_rank (every process
+// of a cluster knows every other by rank before anything is sent):
+// XRDMA_TEST_PEERS_BY_RANK=1 in the environment when the cluster starts.
+inline int peers_by_rank()
+{
+    const char *v = getenv("XRDMA_TEST_PEERS_BY_RANK");
+    return v && strcmp(v, "1") == 0;
+}
 
 }  // namespace xrdma_test

@@ -115,6 +115,17 @@ typedef struct {
      * NULL: active messages only.
      */
     ucp_context_h ucp_context;
+    /**
+     * Nonzero: every context that sends to this one is in its peer table
+     * under its rank, and this one in theirs (ucx_ifunc_peer_add(), before
+     * the first message between them), as an MPI communicator's ranks are;
+     * set it in all of them or none. A warm invocation sent as an active
+     * message then names its sender by rank (4 bytes after the arguments)
+     * instead of asking UCX for a reply endpoint (UCP_AM_SEND_FLAG_REPLY),
+     * which saves UCX's endpoint-id lookup and a gathered piece per message.
+     * One from a rank that is not in the table is dropped with an error.
+     */
+    int           peers_by_rank;
 } ucx_ifunc_context_params_t;
 
 /**

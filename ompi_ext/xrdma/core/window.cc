@@ -171,6 +171,9 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.runs_here = window_runs_here;
     cp.continue_at = window_continue_at;
     cp.am_id = uint16_t(kAmIdBase + 2 * slot);
+    // Every rank of the window adds every other as a peer below, before any
+    // sends (the barrier after): warm invocations name their sender by rank.
+    cp.peers_by_rank = 1;
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.
     int ok = ucx_ifunc_context_create(&cp, &w->context) == UCX_IFUNC_OK, all_ok = 0;
@@ -216,14 +219,24 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     if (kind == WinKind::allocated || kind == WinKind::shared) w->node.reset(NodeLocal::setup(w.get(), w->comm));
     if (w->node) w->own_lock = w->node->lock_of(w->rank);
     w->eps.resize(size_t(w->size));
-    for (int i = 0; i < w->size; ++i) {
+    int unreached = -1;
+    for (int i = 0; i < w->size && unreached < 0; ++i) {
         std::vector<uint8_t> a(all.begin() + displs[size_t(i)], all.begin() + displs[size_t(i)] + lens[size_t(i)]);
         bool remote = strncmp(&hosts[size_t(i) * sizeof(host)], host, sizeof(host)) != 0;
         bool detect = mode == "on" || (mode == "auto" && remote);
         w->eps[size_t(i)] = rt.ep_to(a, detect);
-        if (!w->eps[size_t(i)]) return unavailable("no UCX endpoint to rank " + std::to_string(i) + " of the window");
-        ucx_ifunc_peer_add(w->context, i, w->eps[size_t(i)]);
+        if (w->eps[size_t(i)])
+            ucx_ifunc_peer_add(w->context, i, w->eps[size_t(i)]);
+        else
+            unreached = i;
     }
+    // Every rank knows every other as a peer before any X-op can reach it
+    // (peers_by_rank), and none goes on alone if one could not.
+    ok = unreached < 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
+    if (!all_ok)
+        return unavailable(ok ? "some rank of the window has no UCX endpoint to another"
+                              : "no UCX endpoint to rank " + std::to_string(unreached) + " of the window");
     w->pending.assign(size_t(w->size), 0);
     w->unsynced.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);

@@ -69,6 +69,12 @@ extern "C" {
 
 const char *ucx_ifunc_version(void) { return PACKAGE_VERSION; }
 
+// peers_by_rank took the padding after am_id: the members after it, and the
+// size, are those of the parameters before it (LP64).
+static_assert(sizeof(void *) != 8 || (offsetof(ucx_ifunc_context_params_t, runs_here) == 48 &&
+                                      sizeof(ucx_ifunc_context_params_t) == 72),
+              "ucx_ifunc_context_params_t layout");
+
 ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *params,
                                             ucx_ifunc_context_h *ctx_p)
 {

@@ -301,8 +301,6 @@ struct ucx_ifunc_context {
     // Invocations in flight, by request id (pending.h).
     xrdma::PendingTable pending;
     std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
-    // The same by rank, for the sender a message names (peers_by_rank).
-    std::vector<ucp_ep_h> peer_eps;
     // The peer an answer went to last (route_to_origin), and the rank a
     // forward was last checked for (is_peer); reset when peers change.
     int origin_last = -1;
@@ -352,6 +350,10 @@ struct ucx_ifunc_context {
     // towards the endpoint last looked up (ring_out()).
     xrdma::Rings *rings = nullptr;
     xrdma::EpMemo<xrdma::RingOut> ring_out_memo;
+    // peers by rank, for the sender a message names (peers_by_rank). (Last:
+    // a member added in the middle moves the hot ones further from the
+    // start, and their accesses take longer instructions.)
+    std::vector<ucp_ep_h> peer_eps;
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
 };

@@ -133,8 +133,9 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
             ctx->stats.rejected++;  // (no header at all: a stray message)
             return UCS_OK;
         }
-        // A warm invocation that names its sender (kSenderRank).
-        if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmInvoke &&
+        // A warm invocation that names its sender (kSenderRank): where the
+        // context has peers_by_rank, every one without a reply endpoint.
+        if (__builtin_expect(!reply_ep && ctx->params.peers_by_rank && am_id == kAmInvoke, 1) &&
             !sender_by_rank(ctx, d, &length, &reply_ep))
             return UCS_OK;
     } else if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmReply) {

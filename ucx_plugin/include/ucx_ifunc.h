@@ -84,6 +84,20 @@ typedef struct {
      */
     uint16_t     am_id;
     /**
+     * Nonzero: every context that sends to this one is in its peer table
+     * under its rank, and this one in theirs (ucx_ifunc_peer_add(), before
+     * the first message between them), as an MPI communicator's ranks are;
+     * set it in all of them or none. A warm invocation sent as an active
+     * message then names its sender by rank (4 bytes after the arguments),
+     * and an answer by the rank in its header, instead of asking UCX for a
+     * reply endpoint (UCP_AM_SEND_FLAG_REPLY), which saves UCX's
+     * endpoint-id lookup and a gathered piece per message. An invocation
+     * from a rank that is not in the table is dropped with an error.
+     * (Beside am_id, in what was padding: the later members keep their
+     * offsets.)
+     */
+    int          peers_by_rank;
+    /**
      * Optional: whether this process may run code on behalf of peer @p rank
      * (its memory is mapped here, see ucx_ifunc_invoke_local()). A forward
      * of movable code to such a rank continues in this process instead of
@@ -115,17 +129,6 @@ typedef struct {
      * NULL: active messages only.
      */
     ucp_context_h ucp_context;
-    /**
-     * Nonzero: every context that sends to this one is in its peer table
-     * under its rank, and this one in theirs (ucx_ifunc_peer_add(), before
-     * the first message between them), as an MPI communicator's ranks are;
-     * set it in all of them or none. A warm invocation sent as an active
-     * message then names its sender by rank (4 bytes after the arguments)
-     * instead of asking UCX for a reply endpoint (UCP_AM_SEND_FLAG_REPLY),
-     * which saves UCX's endpoint-id lookup and a gathered piece per message.
-     * One from a rank that is not in the table is dropped with an error.
-     */
-    int           peers_by_rank;
 } ucx_ifunc_context_params_t;
 
 /**

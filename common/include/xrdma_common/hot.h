@@ -8,4 +8,4 @@
 // (docs/RESULTS.md, issue 14: benchmarks/code-footprint counts the lines and pages).
 #pragma once
 
-#define XRDMA_HOT __attribute__((hot))
+#define XRDMA_HOT __attribute__((hot, aligned(64)))

@@ -172,7 +172,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.continue_at = window_continue_at;
     cp.am_id = uint16_t(kAmIdBase + 2 * slot);
     // Every rank of the window adds every other as a peer below, before any
-    // sends (the barrier after): warm invocations name their sender by rank.
+    // sends (the allreduce after): warm invocations name their sender by rank.
     cp.peers_by_rank = 1;
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.

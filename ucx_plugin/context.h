@@ -294,6 +294,9 @@ struct ucx_ifunc_context {
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
     bool in_handler = false;  // a message is being handled inside UCX's progress
     bool queued_listed = false;  // in the list of contexts with queued messages (context.cc)
+    // Some peer writes into a ring here (ring.cc): its active messages wait
+    // for its earlier frames (ring_before_am()). (In what was padding.)
+    bool rings_in = false;
     // Smallest message size an immediate send was refused for (transmit()).
     size_t imm_fail_min = SIZE_MAX;
     unsigned imm_skipped = 0;

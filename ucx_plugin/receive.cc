@@ -146,7 +146,7 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
     // the frames its sender wrote into a ring before it.
     if (am_id == kAmReply && !rndv && ring_control(ctx, header, header_length, data, length, reply_ep))
         return UCS_OK;
-    if (ctx->rings) ring_before_am(ctx, reply_ep);
+    if (ctx->rings_in) ring_before_am(ctx, reply_ep);  // (a call only once a peer writes into a ring here)
     if (!rndv) {
         arrive(ctx, am_id, header, header_length, data, length, reply_ep, true);
         return UCS_OK;

@@ -225,6 +225,7 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *da
     if (!r) {
         g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep}));
         r = g->ins.back().get();
+        ctx->rings_in = true;  // (ins never shrinks while the context lives)
     }
     *r = RingIn{ep, mem, static_cast<uint8_t *>(ma.address)};
     polled_add(ctx);
@@ -446,8 +447,8 @@ bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const
 
 XRDMA_HOT void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep)
 {
-    Rings *g = ctx->rings;  // (the caller checked it is there)
-    if (g->ins.empty() || !reply_ep) return;
+    Rings *g = ctx->rings;  // (the caller checked rings_in)
+    if (!reply_ep) return;
     RingIn *r = find_in(g, reply_ep);
     if (!r) return;
     const uint64_t k = r->am_arrived++;

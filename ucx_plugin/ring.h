@@ -194,7 +194,8 @@ void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r);
 // Receiver side, from the active-message handler: a ring control message
 // (request, offer, decline) is handled here (true); any other message from
 // @p reply_ep first lets the frames that sender wrote before it arrive
-// (ring_before_am: only for a context with rings).
+// (ring_before_am: only for a context some peer writes into a ring of:
+// ctx->rings_in).
 bool ring_control(ucx_ifunc_context *ctx, const void *hdr, size_t hdr_len, const void *data, size_t len,
                   ucp_ep_h reply_ep);
 void ring_before_am(ucx_ifunc_context *ctx, ucp_ep_h reply_ep);

@@ -64,6 +64,13 @@ __attribute__((noinline)) bool unknown_sender(ucx_ifunc_context *ctx, int32_t ra
     return false;
 }
 
+// The endpoint of peer @p rank (peers_by_rank), or nullptr: none.
+inline ucp_ep_h peer_ep(const ucx_ifunc_context *ctx, int32_t rank)
+{
+    return __builtin_expect(rank >= 0 && size_t(rank) < ctx->peer_eps.size(), 1) ? ctx->peer_eps[size_t(rank)]
+                                                                                  : nullptr;
+}
+
 // The sender of a message that came without UCX's reply endpoint to a
 // context with peers_by_rank: its rank ends the data (wire.h, kSenderRank);
 // taken off *@p length. False: no rank there, or not a peer.
@@ -73,8 +80,7 @@ inline bool sender_by_rank(ucx_ifunc_context *ctx, const void *data, size_t *len
     int32_t rank;
     *length -= kSenderRank;
     memcpy(&rank, static_cast<const uint8_t *>(data) + *length, kSenderRank);
-    if (__builtin_expect(rank < 0 || size_t(rank) >= ctx->peer_eps.size(), 0)) return unknown_sender(ctx, rank);
-    *ep = ctx->peer_eps[size_t(rank)];
+    *ep = peer_ep(ctx, rank);
     return *ep != nullptr || unknown_sender(ctx, rank);
 }
 
@@ -86,8 +92,7 @@ inline ucp_ep_h reply_sender(ucx_ifunc_context *ctx, const void *header, size_t 
     ReplyHdr h;
     if (header_length != sizeof(h)) return nullptr;
     memcpy(&h, header, sizeof(h));
-    return h.magic == kReplyMagic && h.rank >= 0 && size_t(h.rank) < ctx->peer_eps.size() ? ctx->peer_eps[size_t(h.rank)]
-                                                                                            : nullptr;
+    return h.magic == kReplyMagic ? peer_ep(ctx, h.rank) : nullptr;
 }
 
 }  // namespace

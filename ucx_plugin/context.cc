@@ -121,11 +121,9 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
 ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_h ep)
 {
     if (!ctx || rank < 0 || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
-    ctx->peers[rank] = ep;
     if (ctx->peer_eps.size() <= size_t(rank)) ctx->peer_eps.resize(size_t(rank) + 1, nullptr);
     ctx->peer_eps[size_t(rank)] = ep;
     ctx->origin_last = -1;
-    ctx->peer_last_valid = false;
     ctx->bound_epoch++;
     return UCX_IFUNC_OK;
 }
@@ -139,7 +137,6 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
     ctx->known_ep = nullptr;
     bindings_forget(ctx, ep);
     ctx->origin_last = -1;
-    ctx->peer_last_valid = false;
     for (auto it = ctx->acks.begin(); it != ctx->acks.end();) {
         if (it->ep != ep) {
             ++it;
@@ -150,8 +147,6 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
         it = ctx->acks.erase(it);
         ctx->acks_last = nullptr;  // (the others moved)
     }
-    for (auto it = ctx->peers.begin(); it != ctx->peers.end();)
-        it = (it->second == ep) ? ctx->peers.erase(it) : std::next(it);
     std::replace(ctx->peer_eps.begin(), ctx->peer_eps.end(), ep, ucp_ep_h(nullptr));
     fail_pending(ctx, ep, "peer failed or unreachable");
 }

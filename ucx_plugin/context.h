@@ -303,13 +303,10 @@ struct ucx_ifunc_context {
     uint64_t next_req_id = 1;
     // Invocations in flight, by request id (pending.h).
     xrdma::PendingTable pending;
-    std::unordered_map<int, ucp_ep_h> peers;  // rank -> ep
-    // The peer an answer went to last (route_to_origin), and the rank a
-    // forward was last checked for (is_peer); reset when peers change.
+    // The peer an answer went to last (route_to_origin); reset when peers
+    // change.
     int origin_last = -1;
     ucp_ep_h origin_last_ep = nullptr;
-    int peer_last = 0;
-    bool peer_last_valid = false;
     // Which image hashes each peer endpoint has been sent; the last pair
     // found there (code_known_by; reset whenever an entry is removed).
     std::unordered_map<ucp_ep_h, std::unordered_set<xrdma::Hash, xrdma::HashKey>> code_sent;
@@ -353,9 +350,11 @@ struct ucx_ifunc_context {
     // towards the endpoint last looked up (ring_out()).
     xrdma::Rings *rings = nullptr;
     xrdma::EpMemo<xrdma::RingOut> ring_out_memo;
-    // peers by rank, for the sender a message names (peers_by_rank). (Last:
-    // a member added in the middle moves the hot ones further from the
-    // start, and their accesses take longer instructions.)
+    // The peers (ucx_ifunc_peer_add()) by rank, nullptr where none: where
+    // answers and forwards go, and the sender a message names
+    // (peers_by_rank). (Last: a member added in the middle moves the hot
+    // ones further from the start, and their accesses take longer
+    // instructions.)
     std::vector<ucp_ep_h> peer_eps;
 
     explicit ucx_ifunc_context(size_t cache_capacity) : cache(cache_capacity) {}
@@ -363,15 +362,12 @@ struct ucx_ifunc_context {
 
 namespace xrdma {
 
-// Whether @p rank is a peer of @p ctx (a stream of forwards names the same
-// rank: one table lookup for all of them).
-inline bool is_peer(ucx_ifunc_context *ctx, int rank)
+// The endpoint of peer @p rank of @p ctx, or nullptr: not a peer (never
+// added, or failed since).
+inline ucp_ep_h peer_ep(const ucx_ifunc_context *ctx, int32_t rank)
 {
-    if (ctx->peer_last_valid && rank == ctx->peer_last) return true;
-    if (!ctx->peers.count(rank)) return false;
-    ctx->peer_last = rank;
-    ctx->peer_last_valid = true;
-    return true;
+    return __builtin_expect(rank >= 0 && size_t(rank) < ctx->peer_eps.size(), 1) ? ctx->peer_eps[size_t(rank)]
+                                                                                  : nullptr;
 }
 
 // Send an invocation (header + entry + optional image + args) on @p ep:

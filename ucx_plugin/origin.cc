@@ -51,8 +51,7 @@ ucp_ep_h resend_ep(ucx_ifunc_context *ctx, const Incoming &in, const ReplyHdr &r
     *mine = p != nullptr;
     ucp_ep_h ep = *mine ? p->ep : in.reply_ep;
     if (!*mine) {
-        auto p = ctx->peers.find(rh.rank);
-        if (p != ctx->peers.end()) ep = p->second;
+        if (ucp_ep_h peer = peer_ep(ctx, rh.rank)) ep = peer;
     }
     return ep;
 }
@@ -69,9 +68,8 @@ void resend_failed(ucx_ifunc_context *ctx, bool mine, ucp_ep_h ep, uint64_t req_
         complete(ctx, req_id, st, ctx->params.rank, msg.c_str(), nullptr, 0);
         return;
     }
-    auto o = ctx->peers.find(origin_rank);
-    if (o != ctx->peers.end())
-        send_reply(ctx, o->second, req_id, st, msg, nullptr, 0);
+    if (ucp_ep_h o = peer_ep(ctx, origin_rank))
+        send_reply(ctx, o, req_id, st, msg, nullptr, 0);
     else
         XRDMA_ERROR("%s, and the origin rank %d is unreachable", msg.c_str(), origin_rank);
 }

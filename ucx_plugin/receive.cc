@@ -64,13 +64,6 @@ __attribute__((noinline)) bool unknown_sender(ucx_ifunc_context *ctx, int32_t ra
     return false;
 }
 
-// The endpoint of peer @p rank (peers_by_rank), or nullptr: none.
-inline ucp_ep_h peer_ep(const ucx_ifunc_context *ctx, int32_t rank)
-{
-    return __builtin_expect(rank >= 0 && size_t(rank) < ctx->peer_eps.size(), 1) ? ctx->peer_eps[size_t(rank)]
-                                                                                  : nullptr;
-}
-
 // The sender of a message that came without UCX's reply endpoint to a
 // context with peers_by_rank: its rank ends the data (wire.h, kSenderRank);
 // taken off *@p length. False: no rank there, or not a peer.

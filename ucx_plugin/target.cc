@@ -57,15 +57,15 @@ struct Route {
 // here if this is the origin). False if the origin cannot be reached.
 __attribute__((noinline)) bool route_to_origin_lookup(ucx_ifunc_context *ctx, const InvokeShortHdr &h, ucp_ep_h *ep)
 {
-    auto p = ctx->peers.find(h.origin_rank);
-    if (p == ctx->peers.end()) {
+    const ucp_ep_h p = peer_ep(ctx, h.origin_rank);
+    if (!p) {
         XRDMA_ERROR("origin rank %d is not reachable from rank %d: its answer is lost",
                     h.origin_rank, ctx->params.rank);
         return false;
     }
-    *ep = p->second;
+    *ep = p;
     ctx->origin_last = h.origin_rank;
-    ctx->origin_last_ep = p->second;
+    ctx->origin_last_ep = p;
     return true;
 }
 inline bool route_to_origin(ucx_ifunc_context *ctx, const InvokeShortHdr &h, ucp_ep_h *ep)
@@ -165,12 +165,14 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             // staged forward moved out of the ring meanwhile: from fwd_args).
             st = send_invoke_short(ctx, m->ep, h, m->index, x.fwd_args.data(), x.fwd_args.size());
         } else {
-            ucp_ep_h dest = ctx->peers.at(x.fwd_rank);  // xrdma_forward checked it
+            // (xrdma_forward() checked the rank; it may have failed since.)
+            ucp_ep_h dest = peer_ep(ctx, x.fwd_rank);
             int index = -1;
-            st = send_invoke_full(ctx, dest, h, img->view.hash, entry,
-                                  std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes), x.fwd_args.data(),
-                                  x.fwd_args.size(), &index);
-            if (bound) bound->out.record_rank(dest, x.fwd_rank, index, st, ctx->bound_epoch);
+            st = dest ? send_invoke_full(ctx, dest, h, img->view.hash, entry,
+                                         std::shared_ptr<const std::vector<uint8_t>>(img, &img->bytes),
+                                         x.fwd_args.data(), x.fwd_args.size(), &index)
+                      : UCX_IFUNC_ERR_PEER;
+            if (bound && dest) bound->out.record_rank(dest, x.fwd_rank, index, st, ctx->bound_epoch);
         }
         if (st != UCX_IFUNC_OK && st != UCX_IFUNC_INPROGRESS) {
             if (local || route_to_origin(ctx, h, &route.ep))
@@ -462,7 +464,7 @@ XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t a
     // answer for a rank stays while the peers do, ucx_ifunc.h).
     xrdma::LastSend *m = x->bound ? x->bound->out.to_rank(rank, ctx->bound_epoch) : nullptr;
     const bool again = m != nullptr;
-    if (!again && rank != ctx->params.rank && !xrdma::is_peer(ctx, rank)) return -2;
+    if (!again && rank != ctx->params.rank && !xrdma::peer_ep(ctx, rank)) return -2;
     x->fwd_stays = !again && stays(ctx, *x, rank);
     uint8_t *d = again && ctx->rings ? stage_forward(ctx, x, *m, args_size) : nullptr;
     if (!d) {  // (fwd_args keeps its capacity, and mostly its size, from call to call)

@@ -77,6 +77,38 @@ inline bool sender_by_rank(ucx_ifunc_context *ctx, const void *data, size_t *len
     return *ep != nullptr || unknown_sender(ctx, rank);
 }
 
+// A warm invocation without UCX's reply endpoint at a context created
+// without peers_by_rank: its sender's context has it and named itself by
+// the rank after the args (kSenderRank), a setting every context of a job
+// must share (ucx_ifunc(3)). Refused with UCX_IFUNC_ERR_PROTOCOL where that
+// rank (or, forwarded, the origin's) is a peer here, so that its origin does
+// not wait for an answer that never comes; else dropped. Said once per
+// process.
+__attribute__((noinline, cold)) void named_without_peers_by_rank(ucx_ifunc_context *ctx, const void *header,
+                                                                 size_t header_length, const void *data,
+                                                                 size_t length)
+{
+    ctx->stats.rejected++;
+    static std::atomic<bool> said{false};
+    const std::string why = "rank " + std::to_string(ctx->params.rank) +
+                            ": an invocation named its sender by rank (peers_by_rank), and this context was created "
+                            "without peers_by_rank: set it in every context of the job or in none";
+    if (!said.exchange(true)) XRDMA_ERROR("%s", why.c_str());
+    InvokeShortHdr h;
+    if (header_length != sizeof(h) || length < kSenderRank) return;
+    memcpy(&h, header, sizeof(h));
+    int32_t rank;
+    memcpy(&rank, static_cast<const uint8_t *>(data) + length - kSenderRank, kSenderRank);
+    const ucp_ep_h sender = peer_ep(ctx, rank);
+    const bool answerable = (h.flags & kForwarded)
+                                ? h.origin_rank == ctx->params.rank || peer_ep(ctx, h.origin_rank) != nullptr
+                                : sender != nullptr;
+    if (h.magic != kInvokeShortMagic || !answerable) return;
+    const Incoming in{kAmInvoke, View{static_cast<const uint8_t *>(header), header_length},
+                      View{static_cast<const uint8_t *>(data), length - kSenderRank}, sender, true, UCX_IFUNC_OK};
+    refuse_invocation(ctx, in, UCX_IFUNC_ERR_PROTOCOL, why);
+}
+
 // The same for an answer (a ReplyHdr, which names the rank that answered):
 // its sender's endpoint, or nullptr (answers need none: only ring order
 // and resends use it).
@@ -133,9 +165,11 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
         }
         // A warm invocation that names its sender (kSenderRank): where the
         // context has peers_by_rank, every one without a reply endpoint.
-        if (__builtin_expect(!reply_ep && ctx->params.peers_by_rank && am_id == kAmInvoke, 1) &&
-            !sender_by_rank(ctx, d, &length, &reply_ep))
-            return UCS_OK;
+        if (__builtin_expect(!reply_ep && am_id == kAmInvoke, 1)) {
+            if (__builtin_expect(!ctx->params.peers_by_rank, 0))
+                return named_without_peers_by_rank(ctx, header, header_length, d, length), UCS_OK;
+            if (!sender_by_rank(ctx, d, &length, &reply_ep)) return UCS_OK;
+        }
     } else if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmReply) {
         reply_ep = reply_sender(ctx, header, header_length);
     }

@@ -635,6 +635,49 @@ ucs_status_t collect_answers(UcxEnv &sender, Answers *a)
     hp.arg = a;
     return ucp_worker_set_am_recv_handler(sender.worker, &hp);
 }
+// @p r as the 4 bytes that name a sender's rank after its args (kSenderRank).
+std::vector<uint8_t> rank_bytes(int32_t r)
+{
+    std::vector<uint8_t> b(4);
+    memcpy(b.data(), &r, 4);
+    return b;
+}
+// A sender of the test's own that rank 1 knows as rank @p as (its peer
+// table), sending warm invocations as a context with peers_by_rank does:
+// the header in front, then @p tail (the args and a rank), no reply
+// endpoint. Collects the answers it gets.
+struct NamedSender {
+    UcxEnv env{4096};
+    Answers answers;
+    ucp_ep_h ep = nullptr;
+    NamedSender(xrdma_test::Cluster &c, int as)
+    {
+        EXPECT_EQ(UCS_OK, collect_answers(env, &answers));
+        std::vector<uint8_t> add{'C'};
+        xrdma_test::put_u64(add, uint64_t(as));
+        add.insert(add.end(), env.address.begin(), env.address.end());
+        c.ctrl(1, add);
+        ep = env.connect(c.peer(1).address);
+    }
+    ~NamedSender() { env.close(ep); }
+    void send(uint64_t req_id, const std::vector<uint8_t> &tail)
+    {
+        const xrdma::InvokeShortHdr s{xrdma::kInvokeShortMagic, xrdma::kWireVersion, 0, 5, 7, 0, req_id};
+        std::vector<uint8_t> d(sizeof(s));
+        memcpy(d.data(), &s, sizeof(s));
+        d.insert(d.end(), tail.begin(), tail.end());
+        ucp_request_param_t p{};
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, xrdma::kAmInvoke, nullptr, 0, d.data(), d.size(), &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(env.worker);
+            ucp_request_free(r);
+        }
+    }
+    bool wait_answers(xrdma_test::Cluster &c, size_t n)
+    {
+        return c.progress_until([&] { return ucp_worker_progress(env.worker), answers.got.size() >= n; }, 30);
+    }
+};
 }  // namespace
 
 TEST_F(Hostile, HoleNeverFilledHoldsOnlyItsSender)
@@ -707,49 +750,47 @@ TEST_F(Hostile, SenderNamedByRank)
     setenv("XRDMA_TEST_PEERS_BY_RANK", "1", 1);
     start();
     unsetenv("XRDMA_TEST_PEERS_BY_RANK");
-    UcxEnv sender(4096);
-    Answers answers;
-    ASSERT_EQ(UCS_OK, collect_answers(sender, &answers));
-    std::vector<uint8_t> add{'C'};
-    xrdma_test::put_u64(add, 7);
-    add.insert(add.end(), sender.address.begin(), sender.address.end());
-    c->ctrl(1, add);  // rank 1 knows this sender as rank 7
-    ucp_ep_h ep = sender.connect(c->peer(1).address);
-    // Header in front, then the args, then the rank: no reply endpoint.
-    auto send = [&](uint64_t req_id, const std::vector<uint8_t> &tail) {
-        const xrdma::InvokeShortHdr s{xrdma::kInvokeShortMagic, xrdma::kWireVersion, 0, 5, 7, 0, req_id};
-        std::vector<uint8_t> d(sizeof(s));
-        memcpy(d.data(), &s, sizeof(s));
-        d.insert(d.end(), tail.begin(), tail.end());
-        ucp_request_param_t p{};
-        ucs_status_ptr_t r = ucp_am_send_nbx(ep, xrdma::kAmInvoke, nullptr, 0, d.data(), d.size(), &p);
-        if (UCS_PTR_IS_PTR(r)) {
-            while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(sender.worker);
-            ucp_request_free(r);
-        }
-    };
-    auto rank_bytes = [](int32_t r) {
-        std::vector<uint8_t> b(4);
-        memcpy(b.data(), &r, 4);
-        return b;
-    };
+    NamedSender sender(*c, 7);  // rank 1 knows it as rank 7
     const uint64_t rejected = c->peer_stats(1).rejected;
-    send(1, rank_bytes(7));
-    ASSERT_TRUE(c->progress_until([&] { return ucp_worker_progress(sender.worker), !answers.got.empty(); }, 30))
-        << "rank 1 did not answer the sender its rank named";
-    EXPECT_EQ(xrdma::kReplyNeedBind, answers.got[0].kind);
-    EXPECT_EQ(1u, answers.got[0].req_id);
-    EXPECT_EQ(1, answers.got[0].rank);
+    sender.send(1, rank_bytes(7));
+    ASSERT_TRUE(sender.wait_answers(*c, 1)) << "rank 1 did not answer the sender its rank named";
+    EXPECT_EQ(xrdma::kReplyNeedBind, sender.answers.got[0].kind);
+    EXPECT_EQ(1u, sender.answers.got[0].req_id);
+    EXPECT_EQ(1, sender.answers.got[0].rank);
     // Dropped where they arrive, before anything is held for their sender.
-    send(2, rank_bytes(9));   // no such peer
-    send(3, rank_bytes(-1));  // no rank at all
-    send(4, {0x07, 0x00});    // no room for one (the front header alone has none)
+    sender.send(2, rank_bytes(9));   // no such peer
+    sender.send(3, rank_bytes(-1));  // no rank at all
+    sender.send(4, {0x07, 0x00});    // no room for one (the front header alone has none)
     ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= rejected + 3; }, 30))
         << "rank 1 did not drop the invocations from unknown senders";
-    for (int i = 0; i < 100; ++i) ucp_worker_progress(sender.worker);
-    EXPECT_EQ(1u, answers.got.size()) << "an invocation from an unknown sender was answered";
+    for (int i = 0; i < 100; ++i) ucp_worker_progress(sender.env.worker);
+    EXPECT_EQ(1u, sender.answers.got.size()) << "an invocation from an unknown sender was answered";
     expect_serving();
-    sender.close(ep);
+}
+
+// The same sender at a target whose context was created without
+// peers_by_rank (a job that mixes the setting, which ucx_ifunc(3) forbids):
+// refused with UCX_IFUNC_ERR_PROTOCOL through the peer table, which knows
+// the rank, instead of left unanswered (its origin would wait for ever);
+// dropped where no peer has the rank; the target keeps serving.
+TEST_F(Hostile, SenderNamedByRankAtContextWithout)
+{
+    start();
+    NamedSender sender(*c, 7);
+    const uint64_t rejected = c->peer_stats(1).rejected;
+    sender.send(1, rank_bytes(7));
+    ASSERT_TRUE(sender.wait_answers(*c, 1)) << "rank 1 did not answer a sender named by rank";
+    EXPECT_EQ(xrdma::kReplyResult, sender.answers.got[0].kind);
+    EXPECT_EQ(UCX_IFUNC_ERR_PROTOCOL, sender.answers.got[0].status);
+    EXPECT_EQ(1u, sender.answers.got[0].req_id);
+    EXPECT_NE(std::string::npos, sender.answers.message[0].find("without peers_by_rank"))
+        << sender.answers.message[0];
+    sender.send(2, rank_bytes(9));  // no such peer: nowhere to answer
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected >= rejected + 2; }, 30))
+        << "rank 1 did not count both invocations as rejected";
+    for (int i = 0; i < 100; ++i) ucp_worker_progress(sender.env.worker);
+    EXPECT_EQ(1u, sender.answers.got.size()) << "an invocation from an unknown rank was answered";
+    expect_serving();
 }
 
 // Ring control messages straight on the wire (ring.cc): malformed ones are

@@ -92,7 +92,9 @@ typedef struct {
      * and an answer by the rank in its header, instead of asking UCX for a
      * reply endpoint (UCP_AM_SEND_FLAG_REPLY), which saves UCX's
      * endpoint-id lookup and a gathered piece per message. An invocation
-     * from a rank that is not in the table is dropped with an error.
+     * from a rank that is not in the table is dropped with an error; one
+     * named by rank that reaches a context without the setting is refused
+     * with UCX_IFUNC_ERR_PROTOCOL (where its table knows the rank).
      * (Beside am_id, in what was padding: the later members keep their
      * offsets.)
      */

@@ -33,7 +33,8 @@ const Knob knobs[] = {
     {"XRDMA_DEBUG_WINDOW_FAIL", "0",
      "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
      "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "
-     "MPI_ERR_WIN); 0: no injected failure."},
+     "MPI_ERR_WIN; set in some ranks only, it fails the set-up in every rank of the window); 0: no injected "
+     "failure."},
     {nullptr, nullptr, nullptr},
 };
 

@@ -121,6 +121,9 @@ bool exec_auto_for(MPI_Info info, bool dflt)
 
 // XRDMA_DEBUG_WINDOW_FAIL=N: whether this set-up, the N-th of the process,
 // is to fail once it holds a slot and a context (tests of that error path).
+// It fails as a real failure would: every rank of the window learns it in
+// the allreduce that follows, so that none goes on alone into the set-up's
+// collectives (the knob may be set in some ranks only).
 bool injected_setup_failure()
 {
     static unsigned long long setups = 0;
@@ -176,15 +179,20 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     cp.peers_by_rank = 1;
     // Every rank learns whether all could create theirs: none goes on alone
     // into the collectives below.
+    // (-1: a failure injected here, XRDMA_DEBUG_WINDOW_FAIL.)
     int ok = ucx_ifunc_context_create(&cp, &w->context) == UCX_IFUNC_OK, all_ok = 0;
     if (!ok) w->context = nullptr;
+    if (ok && injected_setup_failure()) ok = -1;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->comm);
-    if (!all_ok) return unavailable("the X-operation context could not be created in some rank of the window");
+    if (all_ok == 0 || ok == 0)
+        return unavailable("the X-operation context could not be created in some rank of the window");
     rt.slots.set(size_t(slot));
     w->slot = slot;
-    if (injected_setup_failure())
-        return unavailable("set-up failed on purpose (XRDMA_DEBUG_WINDOW_FAIL=" +
-                           std::string(config_get("XRDMA_DEBUG_WINDOW_FAIL")) + ")");
+    if (all_ok < 0) {
+        const std::string knob = config_get("XRDMA_DEBUG_WINDOW_FAIL");
+        return unavailable("set-up failed on purpose in " + std::string(ok < 0 ? "this rank" : "another rank") +
+                           " of the window (XRDMA_DEBUG_WINDOW_FAIL" + (knob != "0" ? "=" + knob : "") + ")");
+    }
 
     // Ranks per node against processing units (for the waiting policy).
     MPI_Comm node;

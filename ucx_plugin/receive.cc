@@ -170,7 +170,10 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
                 return named_without_peers_by_rank(ctx, header, header_length, d, length), UCS_OK;
             if (!sender_by_rank(ctx, d, &length, &reply_ep)) return UCS_OK;
         }
-    } else if (!reply_ep && ctx->params.peers_by_rank && am_id == kAmReply) {
+    } else if (!reply_ep && am_id == kAmReply) {
+        // An answer names its sender in its header; found in the peer table
+        // also by a context without peers_by_rank, in a job that mixes it:
+        // ring order counts it (ring_before_am()).
         reply_ep = reply_sender(ctx, header, header_length);
     }
     data = const_cast<void *>(d);

@@ -79,7 +79,7 @@ void Cluster::start(int npeers)
     cp.ucp_context = env.context;
     cp.rank = 0;
     cp.size = npeers + 1;
-    cp.peers_by_rank = peers_by_rank();
+    cp.peers_by_rank = peers_by_rank(true);
     if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK) throw std::runtime_error("context");
     std::string exe = builddir() + "/tests/plugin/xrdma_test_peer";
     for (int r = 1; r <= npeers; ++r) {

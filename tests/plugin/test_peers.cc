@@ -113,6 +113,9 @@ protected:
     }
 
     void expect_issue_order_across_resends(const char *x_first, const char *x_again);
+    // A stream of invocations to rank 1 that mixes small (ring) and large
+    // (active-message) arguments runs and answers in issue order.
+    void expect_order_across_paths();
 
     std::unique_ptr<Cluster> c;
     std::vector<ucx_ifunc_h> fs;
@@ -184,13 +187,8 @@ void chain_cb(const ucx_ifunc_result_t *res, void *arg)
 }
 }  // namespace
 
-// Small messages go through a ring in the peer's memory where UCX maps it
-// (shared memory), the rest as active messages: a stream that mixes both
-// (small, eager and rendezvous-sized arguments, all in flight, starting
-// before the ring exists) still runs and answers in issue order.
-TEST_P(Plugin, RingsKeepOrderAcrossPaths)
+void Plugin::expect_order_across_paths()
 {
-    start(1);
     ucx_ifunc_h count = reg("basic", "count");
     const size_t sizes[] = {0, 8, 0, 600, 0, 0, 200000, 16, 0, 4000};
     std::vector<uint8_t> big(200000, 7);
@@ -224,6 +222,27 @@ TEST_P(Plugin, RingsKeepOrderAcrossPaths)
         EXPECT_EQ(0u, mine.ring_frames);
     }
     expect_serving(1);
+}
+
+// Small messages go through a ring in the peer's memory where UCX maps it
+// (shared memory), the rest as active messages: a stream that mixes both
+// (small, eager and rendezvous-sized arguments, all in flight, starting
+// before the ring exists) still runs and answers in issue order.
+TEST_P(Plugin, RingsKeepOrderAcrossPaths)
+{
+    start(1);
+    expect_order_across_paths();
+}
+
+// The same in a job that mixes peers_by_rank (the peers have it, this
+// process not: ucx_ifunc(3) asks for all or none). The peer's answers come
+// without UCX's reply endpoint, naming their sender in their header; the
+// ones that travel as active messages must still count for the order of the
+// ring frames the peer writes after them, or those frames wait for ever.
+TEST_P(Plugin, MixedPeersByRankAnswersKeepRingOrder)
+{
+    start_under("XRDMA_TEST_PEERS_BY_RANK", "peers", 1);
+    expect_order_across_paths();
 }
 
 // A warm invocation runs from its ring slot; the slot is the sender's again
@@ -322,7 +341,9 @@ TEST_P(Plugin, AForwardGoesOnlyIfItsIfuncEndsWell)
         ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         ASSERT_EQ(i, as_u64(r.reply));
     }
-    if (GetParam() == "shm") EXPECT_GT(c->peer_stats(2).ring_frames, 0u) << "forwards did not use rank 2's ring";
+    if (GetParam() == "shm") {
+        EXPECT_GT(c->peer_stats(2).ring_frames, 0u) << "forwards did not use rank 2's ring";
+    }
     const Args fail{2, 7};
     Result r = c->invoke(f, 1, &fail, sizeof(fail));
     EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status) << r.message;

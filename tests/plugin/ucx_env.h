@@ -43,11 +43,13 @@ uint64_t get_u64(const uint8_t *p);
 
 // Whether the test asked for contexts with peers_by_rank (every process
 // of a cluster knows every other by rank before anything is sent):
-// XRDMA_TEST_PEERS_BY_RANK=1 in the environment when the cluster starts.
-inline int peers_by_rank()
+// XRDMA_TEST_PEERS_BY_RANK=1 in the environment when the cluster starts;
+// =peers: the peers' contexts only, not the test's own (@p own), a job that
+// mixes the setting.
+inline int peers_by_rank(bool own = false)
 {
     const char *v = getenv("XRDMA_TEST_PEERS_BY_RANK");
-    return v && strcmp(v, "1") == 0;
+    return v && (strcmp(v, "1") == 0 || (!own && strcmp(v, "peers") == 0));
 }
 
 }  // namespace xrdma_test

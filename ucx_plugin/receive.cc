@@ -163,8 +163,9 @@ XRDMA_HOT ucs_status_t am_receive(ucx_ifunc_context *ctx, uint16_t am_id, const 
             ctx->stats.rejected++;  // (no header at all: a stray message)
             return UCS_OK;
         }
-        // A warm invocation that names its sender (kSenderRank): where the
-        // context has peers_by_rank, every one without a reply endpoint.
+        // A warm invocation without a reply endpoint names its sender
+        // (kSenderRank): found in the peer table where the context has
+        // peers_by_rank, refused where not (a job that mixes the setting).
         if (__builtin_expect(!reply_ep && am_id == kAmInvoke, 1)) {
             if (__builtin_expect(!ctx->params.peers_by_rank, 0))
                 return named_without_peers_by_rank(ctx, header, header_length, d, length), UCS_OK;

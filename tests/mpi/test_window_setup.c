@@ -41,8 +41,9 @@ static void one_window(const char *what, int want_xops)
         CHECK(rc == MPI_SUCCESS, "%s: xget: %d", what, rc);
         CHECK(MPI_Win_flush(t, win) == MPI_SUCCESS && s == 11 * (t + 1), "%s: xget sum %lld", what, (long long)s);
     } else {
-        CHECK(mt_error_is(rc, MPI_ERR_WIN, mt_rank == size - 1 ? "on purpose in this rank" : "in another rank") &&
-                  mt_error_is(rc, MPI_ERR_WIN, mt_rank == size - 1 ? "XRDMA_DEBUG_WINDOW_FAIL=2" : "XRDMA_DEBUG_WINDOW_FAIL)"),
+        const int here = mt_rank == size - 1; /* (the rank with the knob) */
+        CHECK(mt_error_is(rc, MPI_ERR_WIN, here ? "on purpose in this rank" : "in another rank") &&
+                  mt_error_is(rc, MPI_ERR_WIN, here ? "XRDMA_DEBUG_WINDOW_FAIL=2" : "XRDMA_DEBUG_WINDOW_FAIL)"),
               "%s: xget reports the failed set-up", what);
     }
     CHECK(MPI_Win_unlock(t, win) == MPI_SUCCESS, "%s: unlock", what);

@@ -9,4 +9,6 @@ libxrdma_common_la_SOURCES = \
 	common/log.cc common/include/xrdma_common/log.h \
 	common/file.cc common/include/xrdma_common/file.h \
 	common/include/xrdma_common/bytes.h \
-	common/include/xrdma_common/free_list.h
+	common/include/xrdma_common/free_list.h \
+	common/include/xrdma_common/hot.h \
+	common/include/xrdma_common/cpu.h

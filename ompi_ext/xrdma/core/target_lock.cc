@@ -1,5 +1,6 @@
 #include "target_lock.h"
 
+#include "xrdma_common/cpu.h"
 #include "xrdma_common/log.h"
 
 #include <pthread.h>
@@ -25,15 +26,6 @@ struct OwnerIdAfterFork {
 }  // namespace
 
 namespace {
-
-void cpu_relax()
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 // Whether process @p pid no longer exists (not: whether we may signal it).
 bool gone(uint32_t pid) { return kill(pid_t(pid), 0) != 0 && errno == ESRCH; }

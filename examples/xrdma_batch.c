@@ -58,7 +58,7 @@ static double one_batch(struct bench_ucx *u, ucx_ifunc_h bump, long n, int64_t d
         }
     if (lazy)
         for (int t = 1; t < u->size; ++t) ucx_ifunc_request_acks(u->ictx, u->eps[t]); /* once per batch */
-    while (b.left > 0) ucx_ifunc_progress(u->ictx);
+    while (b.left > 0) ucx_ifunc_progress_wait(u->ictx); /* waits for answers: watches the rings between passes */
     *failed += b.failed;
     return chase_now_us() - t0;
 }

@@ -27,6 +27,17 @@ const Knob knobs[] = {
      "auto: small messages (up to 1000 bytes with their header) to a peer whose memory UCX maps into this "
      "process (shared memory) are written into a ring in the peer's memory that its progress polls; elsewhere, "
      "and for larger messages, active messages. off: active messages only."},
+    {"XRDMA_RING_LINGER", "32",
+     "After a progress pass that ran invocations taken from rings (and took no reply or acknowledgement), "
+     "this many more empty looks at the rings before progress returns (no UCX pass, no system call; each "
+     "after a spin-wait hint, ~15-50 ns): a target waiting in an MPI call finds the next small X-op as it "
+     "arrives instead of after the rest of the MPI library's progress turn. A reply or acknowledgement "
+     "taken ends it, and so do 8 times as many looks in all; 0: off (at most 4096)."},
+    {"XRDMA_RING_WAIT", "8",
+     "Looks at the rings (each after a spin-wait hint, ~15-50 ns) that an empty pass of "
+     "ucx_ifunc_progress_wait() takes before it returns, the first frame ending them: an origin waiting for "
+     "answers (MPI_Win_flush and the other synchronisation calls) sees them as they arrive and leaves a "
+     "shared core to the target meanwhile. 0: a plain progress pass (at most 4096)."},
     {"XRDMA_MAX_PARKED", "65536",
      "X-ops one sender may have waiting at a target, behind a bitcode compile or behind an X-op the target "
      "asked it to resend (need code, need bind); one more is refused (UCX_IFUNC_ERR_NO_MEMORY). At least 1."},

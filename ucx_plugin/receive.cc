@@ -9,6 +9,7 @@
 
 #include "fault.h"
 #include "ring.h"
+#include "xrdma_common/cpu.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 #include "xrdma_common/hot.h"
@@ -287,6 +288,101 @@ inline unsigned run_others(ucp_worker_h worker)
     return g_queued_n.load(std::memory_order_relaxed) ? run_others_listed(worker) : 0;
 }
 
+// One look at the rings of @p ctx's worker outside a pass (ring_linger(),
+// ring_wait()), what it takes served as a pass serves it (@p serving: the
+// caller's t_serving): the frames taken and the messages handled.
+inline unsigned ring_look(ucx_ifunc_context *ctx, ucp_worker_h serving)
+{
+    const ucp_worker_h worker = ctx->params.worker;
+    ctx->in_progress = true;
+    t_serving = worker;
+    unsigned k = ring_poll(worker);
+    ctx->in_progress = false;
+    t_serving = serving;
+    if (!k) return 0;
+    if (!ctx->incoming.empty() || ctx->acks_waiting) k += run_queued(ctx);
+    return k + run_others(worker);
+}
+
+// The rest of a pass that served invocations from rings and took no
+// answer: the rings are watched a little longer (g_ring_linger empty
+// looks, ring frames only: no UCX pass, no system call), so that the next
+// small X-op of a ping-pong is taken as it arrives, not after the rest of
+// the caller's progress turn (Open MPI's other components: half a turn,
+// ~320 instructions, in MPI_Barrier). Each frame it takes is served as a
+// pass serves it, its acks sent at once; an answer taken ends it (the
+// rank waits for it), and so does kLingerTurns looks in all. An empty look
+// ends with cpu_relax(): where the two ranks share a physical core (this
+// VM's fast-AM mode) the sender's work gets the issue slots; without it,
+// the linger gained half as much there (docs/RESULTS.md, stop 38).
+constexpr unsigned kLingerTurns = 8;  // x g_ring_linger: the most looks one linger takes
+__attribute__((noinline)) unsigned ring_linger(ucx_ifunc_context *ctx, ucp_worker_h serving)
+{
+    const unsigned most = kLingerTurns * g_ring_linger;
+    unsigned n = 0;
+    for (unsigned idle = 0, looks = 0; idle < g_ring_linger && looks < most; ++looks) {
+        const unsigned k = ring_look(ctx, serving);
+        if (!k) {
+            ++idle;
+            cpu_relax();  // (a sibling hyperthread, maybe the sender, gets the core meanwhile)
+            continue;
+        }
+        idle = 0;
+        n += k;
+        if (t_ring_answers) break;
+    }
+    return n;
+}
+
+// The rest of an empty pass of ucx_ifunc_progress_wait(): the caller
+// waits for answers, which over shared memory come through rings. Up to
+// g_ring_wait looks at the rings, each after cpu_relax(): the first frame
+// ends it (served as a pass serves it). Where the two ranks share a
+// physical core (this VM's fast-AM mode), the waiting origin leaves the
+// issue slots to the target meanwhile, and it sees the answer within a
+// look instead of within a UCX pass (~300 instructions).
+__attribute__((noinline)) unsigned ring_wait(ucx_ifunc_context *ctx, ucp_worker_h serving)
+{
+    for (unsigned looks = 0; looks < g_ring_wait; ++looks) {
+        cpu_relax();
+        if (const unsigned k = ring_look(ctx, serving)) return k;
+    }
+    return 0;
+}
+
+// A progress pass (ucx_ifunc_progress(); @p waiting: _wait()).
+inline __attribute__((always_inline)) unsigned progress_pass(ucx_ifunc_context *ctx, bool waiting)
+{
+    // Called from a completion callback that runs inside UCX's progress (a
+    // message handled in the AM handler): UCX progress must not recurse.
+    if (ctx->in_handler) return 0;
+    const bool serve = !ctx->in_dispatch && !t_dispatching;  // no nested ifuncs: each runs alone
+    ctx->in_progress = serve;
+    const ucp_worker_h serving = t_serving;
+    if (serve) t_serving = ctx->params.worker;  // (and the worker's other contexts: arrive())
+    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
+    if (ctx->in_dispatch) {
+        ctx->in_progress = false;
+        t_serving = serving;
+        return n;
+    }
+    const unsigned framed = ring_poll(ctx->params.worker);  // frames in rings (of every context of the worker)
+    n += framed;
+    ctx->in_progress = false;
+    t_serving = serving;
+    // This context, then every other one of the worker that the pass queued
+    // messages for: contexts sharing a worker (one per MPI window) cost one
+    // worker pass, not one each.
+    if (!ctx->incoming.empty() || ctx->acks_waiting) n += run_queued(ctx);  // (most passes: nothing)
+    n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
+    n += run_others(ctx->params.worker);
+    if (__builtin_expect(framed != 0, 0) && serve && !t_ring_answers && g_ring_linger)
+        n += ring_linger(ctx, serving);
+    else if (waiting && !n && serve && g_ring_wait && g_rings_polled.load(std::memory_order_relaxed))
+        n += ring_wait(ctx, serving);
+    return n;
+}
+
 }  // namespace
 
 void arrive_queued(ucx_ifunc_context *ctx, uint16_t am_id, const void *header, size_t header_length,
@@ -316,30 +412,8 @@ void forget_queued(ucx_ifunc_context *ctx)
 
 extern "C" {
 
-XRDMA_HOT unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx)
-{
-    // Called from a completion callback that runs inside UCX's progress (a
-    // message handled in the AM handler): UCX progress must not recurse.
-    if (ctx->in_handler) return 0;
-    const bool serve = !ctx->in_dispatch && !t_dispatching;  // no nested ifuncs: each runs alone
-    ctx->in_progress = serve;
-    const ucp_worker_h serving = t_serving;
-    if (serve) t_serving = ctx->params.worker;  // (and the worker's other contexts: arrive())
-    unsigned n = ucp_worker_progress(ctx->params.worker);  // (counts messages handled in the handler)
-    if (ctx->in_dispatch) {
-        ctx->in_progress = false;
-        t_serving = serving;
-        return n;
-    }
-    n += ring_poll(ctx->params.worker);  // frames in rings (of every context of the worker)
-    ctx->in_progress = false;
-    t_serving = serving;
-    // This context, then every other one of the worker that the pass queued
-    // messages for: contexts sharing a worker (one per MPI window) cost one
-    // worker pass, not one each.
-    if (!ctx->incoming.empty() || ctx->acks_waiting) n += run_queued(ctx);  // (most passes: nothing)
-    n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
-    return n + run_others(ctx->params.worker);
-}
+XRDMA_HOT unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx) { return progress_pass(ctx, false); }
+
+XRDMA_HOT unsigned ucx_ifunc_progress_wait(ucx_ifunc_context_h ctx) { return progress_pass(ctx, true); }
 
 }  // extern "C"

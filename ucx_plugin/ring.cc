@@ -47,6 +47,7 @@ constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a
 // its slot as a block of this size, without a call: the slot has the room.
 constexpr size_t kSmallFrame = 128;
 static_assert(kSmallFrame <= kRingSlotSize - sizeof(RingSlotHdr), "a small frame's copy stays in its slot");
+constexpr unsigned long long kRingLingerMax = 4096;  // XRDMA_RING_LINGER's and XRDMA_RING_WAIT's ceiling
 constexpr uint32_t kRingAfter = 4;  // active messages on an endpoint before a ring is asked for
 constexpr uint16_t kMaxRkey = 4096;
 
@@ -332,12 +333,19 @@ __attribute__((noinline)) XRDMA_HOT unsigned ring_take(ucx_ifunc_context *ctx, R
             arrive(ctx, kAmInvoke, d, sizeof(InvokeShortHdr), d + sizeof(InvokeShortHdr), h.data_len, r.ep, in_ucx);
             r.held = false;
             if (r.base) store_release(r.base, r.next);  // (its credit, and that of frames a nested pass took)
+            // Its acknowledgement, with the others due, goes now when no
+            // frame follows it in this ring, rather than at the end of the
+            // pass (run_queued()): the origin of a lone X-op waits for it.
+            // A burst still shares one frame of acks. (Not from inside
+            // UCX's handler, nor during an ifunc: their pass sends them.)
+            if (ctx->acks_waiting && !in_ucx && !t_dispatching && !frame_in(r, slot_of(r, r.next))) flush_acks(ctx);
         } else {
             if (ok && len <= kSmallFrame)
                 __builtin_memcpy(buf, slot + sizeof(h), kSmallFrame);  // (a fixed size, copied inline: the slot has room)
             else if (ok)
                 memcpy(buf, slot + sizeof(h), len);
             if (!r.held) store_release(r.base, r.next);  // the slot is free again: the sender's credit
+            if (h.kind != kAmInvoke) ++t_ring_answers;
             if (ok && h.kind == kRingAcks) {
                 take_acks(ctx, buf, h, r.ep, in_ucx);
             } else if (ok) {
@@ -482,6 +490,9 @@ __attribute__((noinline)) PolledCopy &polled_refresh(uint64_t gen)
 }  // namespace
 
 std::atomic<int> g_rings_polled{0};
+__thread unsigned t_ring_answers = 0;
+unsigned g_ring_linger = 0;
+unsigned g_ring_wait = 0;
 
 XRDMA_HOT unsigned ring_poll_rings(ucp_worker_h worker)
 {
@@ -489,6 +500,7 @@ XRDMA_HOT unsigned ring_poll_rings(ucp_worker_h worker)
     PolledCopy &c = __builtin_expect(t_polled && t_polled->seen == gen, 1) ? *t_polled : polled_refresh(gen);
     const auto &polled = c.list;
     unsigned n = 0;
+    t_ring_answers = 0;
     for (size_t i = 0; i < polled.size(); ++i) {
         if (polled[i].first != worker) continue;
         ucx_ifunc_context *ctx = polled[i].second;
@@ -509,6 +521,8 @@ void rings_create(ucx_ifunc_context *ctx, ucp_context_h ucp)
         XRDMA_WARN("XRDMA_RING=%s is neither auto nor off: auto", mode);
     ctx->rings = new Rings();
     ctx->rings->ucp = ucp;
+    g_ring_linger = unsigned(std::min<unsigned long long>(config_get_ull("XRDMA_RING_LINGER"), kRingLingerMax));
+    g_ring_wait = unsigned(std::min<unsigned long long>(config_get_ull("XRDMA_RING_WAIT"), kRingLingerMax));
 }
 
 void rings_destroy(ucx_ifunc_context *ctx)

@@ -208,6 +208,17 @@ inline unsigned ring_poll(ucp_worker_h worker)
 {
     return g_rings_polled.load(std::memory_order_relaxed) ? ring_poll_rings(worker) : 0;
 }
+// Answers (replies, acks) this thread's last ring_poll_rings() took: a pass
+// that took one may end a wait, and does not linger (receive.cc,
+// ring_linger()).
+extern __thread unsigned t_ring_answers __attribute__((tls_model("initial-exec")));
+// XRDMA_RING_LINGER (read when a context makes its rings): empty looks at
+// the rings a pass that served invocations from them takes before it
+// returns.
+extern unsigned g_ring_linger;
+// XRDMA_RING_WAIT: looks at the rings an empty pass of
+// ucx_ifunc_progress_wait() takes (receive.cc, ring_wait()).
+extern unsigned g_ring_wait;
 
 // Context setup (rings on unless XRDMA_RING=off; @p ucp: the worker's UCP
 // context, nullptr: no rings), teardown, a failed peer.

@@ -182,7 +182,7 @@ bool Cluster::progress_until(const std::function<bool()> &cond, double seconds)
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     unsigned spins = 0;
     while (!cond()) {
-        if (ucx_ifunc_progress(ctx) == 0 && (++spins & 255) == 0) {
+        if (pass(ctx) == 0 && (++spins & 255) == 0) {
             sched_yield();
             if (std::chrono::steady_clock::now() > deadline) return false;
         }

@@ -48,6 +48,8 @@ public:
     void invoke_async(ucx_ifunc_h f, int rank, const void *args, size_t len, Result *out, unsigned flags = 0);
     // Progress until @p cond holds; false at the deadline.
     bool progress_until(const std::function<bool()> &cond, double seconds = 60);
+    // The progress call progress_until() (and so invoke()) makes.
+    unsigned (*pass)(ucx_ifunc_context_h) = ucx_ifunc_progress;
     std::vector<uint8_t> ctrl(int rank, const std::vector<uint8_t> &cmd);
     ucx_ifunc_stats_t peer_stats(int rank);
     uint64_t peer_counter(int rank);

@@ -116,6 +116,9 @@ protected:
     // A stream of invocations to rank 1 that mixes small (ring) and large
     // (active-message) arguments runs and answers in issue order.
     void expect_order_across_paths();
+    // A chain of forwards through every rank of three, the origin and
+    // forwards to self among them, answers from its last hop.
+    void expect_long_chain();
 
     std::unique_ptr<Cluster> c;
     std::vector<ucx_ifunc_h> fs;
@@ -602,6 +605,53 @@ TEST_P(Plugin, ForwardToThirdProcessRepliesToOrigin)
 TEST_P(Plugin, LongChainThroughAllRanksIncludingOriginAndSelf)
 {
     start(2);
+    expect_long_chain();
+}
+
+// XRDMA_RING_LINGER: a pass that ran invocations taken from rings looks at
+// them again before it returns, until an answer comes or it has looked as
+// often as the knob says without a frame. With the longest linger at every
+// process: a stream that mixes both paths still runs and answers in issue
+// order (frames the target takes while it lingers keep their place, and
+// their acks go), and a chain through every rank, the origin among them,
+// still answers (the origin serves hops between its waits; the answer ends
+// its linger). Then with lingering off, the same.
+TEST_P(Plugin, LingeringKeepsOrderAndAnswers)
+{
+    for (const char *linger : {"4096", "0"}) {
+        SCOPED_TRACE(std::string("XRDMA_RING_LINGER=") + linger);
+        setenv("XRDMA_RING_LINGER", linger, 1);
+        start(2);
+        unsetenv("XRDMA_RING_LINGER");
+        expect_order_across_paths();
+        expect_long_chain();
+        expect_serving(2);
+        TearDown();
+    }
+}
+
+// ucx_ifunc_progress_wait(), the pass of a caller that waits for its
+// answers, still progresses UCX (answers that travel as active messages:
+// over TCP, larger ones, those before the rings exist) and between passes
+// looks at the rings: every answer of a stream that mixes both paths comes,
+// in issue order, and a chain through every rank answers, whether it looks
+// at the rings the default 8 times, 4096 times or never.
+TEST_P(Plugin, ProgressWaitDeliversEveryAnswer)
+{
+    for (const char *looks : {"8", "4096", "0"}) {
+        SCOPED_TRACE(std::string("XRDMA_RING_WAIT=") + looks);
+        setenv("XRDMA_RING_WAIT", looks, 1);
+        start(2);
+        unsetenv("XRDMA_RING_WAIT");
+        c->pass = ucx_ifunc_progress_wait;
+        expect_order_across_paths();
+        expect_long_chain();
+        TearDown();
+    }
+}
+
+void Plugin::expect_long_chain()
+{
     ucx_ifunc_h chase = reg("basic", "chase");
     chase_args a = route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));

@@ -278,6 +278,18 @@ ucx_ifunc_status_t ucx_ifunc_invoke_local(ucx_ifunc_h ifunc, int rank, const voi
  */
 unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);
 
+/**
+ * ucx_ifunc_progress() for a caller that waits for the answers to its
+ * invocations (a loop until they completed): a pass that handled nothing
+ * then watches the context's rings (shared memory) for a moment, up to
+ * XRDMA_RING_WAIT looks (default 8), each after a spin-wait hint (x86
+ * pause), and returns as soon as a frame came. The hint leaves the core to
+ * a hyperthread that shares it, possibly the target's. Without rings it is
+ * ucx_ifunc_progress().
+ * @return number of events handled (0 = nothing happened).
+ */
+unsigned ucx_ifunc_progress_wait(ucx_ifunc_context_h ctx);
+
 /** Number of invocations this origin has issued and not yet completed. */
 size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx);
 

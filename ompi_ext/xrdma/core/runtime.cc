@@ -206,10 +206,10 @@ ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)
     return h;
 }
 
-unsigned Runtime::progress()
+unsigned Runtime::progress(bool waiting)
 {
     if (!one_thread_.load(std::memory_order_relaxed)) app_progress_.fetch_add(1, std::memory_order_relaxed);
-    return progress_locked();
+    return progress_locked(waiting);
 }
 
 // progress_locked() without a window to serve through: the worker alone,

@@ -70,7 +70,10 @@ public:
     // failure detection (only transports that have it, e.g. TCP, qualify).
     ucp_ep_h ep_to(const std::vector<uint8_t> &address, bool detect_failure);
     // Progress every window; caller holds mu. Returns events handled.
-    unsigned progress();
+    // @p waiting: the caller waits for answers to its X-ops (a
+    // synchronisation call): an empty pass then watches the rings a moment
+    // (ucx_ifunc_progress_wait()).
+    unsigned progress(bool waiting = false);
     // From progress hooks: progress if nobody else holds the lock.
     // (Inline, as app_progress() and progress_locked(): every idle poll
     // of a waiting rank runs them; their usual case is a call of the
@@ -114,10 +117,11 @@ private:
     // Through the context of one window (windows_changed()); without one,
     // progress_other().
     ucx_ifunc_context_h progress_ctx_ = nullptr;
-    unsigned progress_locked()
+    unsigned progress_locked(bool waiting = false)
     {
         ucx_ifunc_context_h c = progress_ctx_;
-        return __builtin_expect(c != nullptr, 1) ? ucx_ifunc_progress(c) : progress_other();
+        if (__builtin_expect(c == nullptr, 0)) return progress_other();
+        return waiting ? ucx_ifunc_progress_wait(c) : ucx_ifunc_progress(c);
     }
     unsigned progress_other();
     unsigned try_progress_shared();

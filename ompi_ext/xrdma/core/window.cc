@@ -283,7 +283,7 @@ int window_complete(MPI_Win win, int target)
     ask_acks();
     unsigned idle = 0;
     while (busy()) {
-        if (rt.progress()) {
+        if (rt.progress(true)) {
             idle = 0;
         } else if (++idle >= rt.spin_before_yield()) {
             // Let other threads (and an oversubscribed target) run.

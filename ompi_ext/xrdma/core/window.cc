@@ -281,9 +281,16 @@ int window_complete(MPI_Win win, int target)
         }
     };
     ask_acks();
+    // The first idle passes of a wait also watch the rings a moment
+    // (ucx_ifunc_progress_wait()): a small X-op's answer comes within a
+    // few. A longer wait goes back to plain passes, so that the loop still
+    // yields (below) as soon as it did: with 2 hosts x 2 ranks on 2 cores,
+    // where each rank's node counts 2, a chase took 2x as long when every
+    // idle pass of its origin looked.
+    constexpr unsigned kWaitPasses = 8;
     unsigned idle = 0;
     while (busy()) {
-        if (rt.progress(true)) {
+        if (rt.progress(idle < kWaitPasses)) {
             idle = 0;
         } else if (++idle >= rt.spin_before_yield()) {
             // Let other threads (and an oversubscribed target) run.

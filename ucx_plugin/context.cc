@@ -153,6 +153,11 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
 
 size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx) { return ctx ? ctx->pending.size() : 0; }
 
+void ucx_ifunc_set_spin(ucx_ifunc_context_h ctx, int spin)
+{
+    if (ctx) ctx->spin = spin != 0;
+}
+
 void ucx_ifunc_cache_flush(ucx_ifunc_context_h ctx)
 {
     if (!ctx) return;

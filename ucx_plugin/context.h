@@ -293,6 +293,7 @@ struct ucx_ifunc_context {
     std::vector<uint8_t> poll_copy;
     bool in_progress = false;  // inside ucx_ifunc_progress(): handlers may run messages
     bool in_handler = false;  // a message is being handled inside UCX's progress
+    bool spin = true;  // progress may linger on the rings and wait on them (ucx_ifunc_set_spin())
     bool queued_listed = false;  // in the list of contexts with queued messages (context.cc)
     // Some peer writes into a ring here (ring.cc): its active messages wait
     // for its earlier frames (ring_before_am()). (In what was padding.)

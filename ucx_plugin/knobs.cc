@@ -36,8 +36,9 @@ const Knob knobs[] = {
     {"XRDMA_RING_WAIT", "8",
      "Looks at the rings (each after a spin-wait hint, ~15-50 ns) that an empty pass of "
      "ucx_ifunc_progress_wait() takes before it returns, the first frame ending them: an origin waiting for "
-     "answers (MPI_Win_flush and the other synchronisation calls) sees them as they arrive and leaves a "
-     "shared core to the target meanwhile. 0: a plain progress pass (at most 4096)."},
+     "answers (MPI_Win_flush and the other synchronisation calls, in the first 8 idle passes of a wait) sees "
+     "them as they arrive and leaves a shared core to the target meanwhile. 0: a plain progress pass "
+     "(at most 4096)."},
     {"XRDMA_MAX_PARKED", "65536",
      "X-ops one sender may have waiting at a target, behind a bitcode compile or behind an X-op the target "
      "asked it to resend (need code, need bind); one more is refused (UCX_IFUNC_ERR_NO_MEMORY). At least 1."},

@@ -376,9 +376,9 @@ inline __attribute__((always_inline)) unsigned progress_pass(ucx_ifunc_context *
     if (!ctx->incoming.empty() || ctx->acks_waiting) n += run_queued(ctx);  // (most passes: nothing)
     n += compile_queue_progress(ctx);  // X-ops that waited for a bitcode compile
     n += run_others(ctx->params.worker);
-    if (__builtin_expect(framed != 0, 0) && serve && !t_ring_answers && g_ring_linger)
+    if (__builtin_expect(framed != 0, 0) && serve && !t_ring_answers && g_ring_linger && ctx->spin)
         n += ring_linger(ctx, serving);
-    else if (waiting && !n && serve && g_ring_wait && g_rings_polled.load(std::memory_order_relaxed))
+    else if (waiting && !n && serve && g_ring_wait && ctx->spin && g_rings_polled.load(std::memory_order_relaxed))
         n += ring_wait(ctx, serving);
     return n;
 }

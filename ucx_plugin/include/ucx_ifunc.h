@@ -290,6 +290,17 @@ unsigned ucx_ifunc_progress(ucx_ifunc_context_h ctx);
  */
 unsigned ucx_ifunc_progress_wait(ucx_ifunc_context_h ctx);
 
+/**
+ * Whether progress through @p ctx may spin on the rings (default 1): linger
+ * after a pass that served invocations from them (XRDMA_RING_LINGER), and
+ * look at them between the passes of ucx_ifunc_progress_wait()
+ * (XRDMA_RING_WAIT). 0 for a process that shares its cores with more
+ * processes than there are cores: spinning there keeps the core from the
+ * process it waits for (with 4 ranks on 2 cores a chase over rings took
+ * ~1.4x as long). Both then behave as with those knobs at 0.
+ */
+void ucx_ifunc_set_spin(ucx_ifunc_context_h ctx, int spin);
+
 /** Number of invocations this origin has issued and not yet completed. */
 size_t ucx_ifunc_pending(ucx_ifunc_context_h ctx);
 

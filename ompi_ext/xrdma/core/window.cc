@@ -202,6 +202,12 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     PMPI_Comm_free(&node);
     long pus = sysconf(_SC_NPROCESSORS_ONLN);
     if (pus > 0 && local > pus) rt.oversubscribed = true;
+    // Oversubscribed: no spinning on the rings either, in any window's
+    // context (progress runs through one of them).
+    if (rt.oversubscribed) {
+        ucx_ifunc_set_spin(w->context, 0);
+        for (auto &kv : rt.windows) ucx_ifunc_set_spin(kv.second->context, 0);
+    }
 
     // Everyone's handlers exist before anyone gets the addresses: no X-op
     // can arrive at a rank that is not ready for it. Host names decide where

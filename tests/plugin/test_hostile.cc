@@ -5,7 +5,9 @@
 // with its own status and a message that says why, before any of their code
 // runs; every test ends with the target serving a valid invocation.
 #include "cluster.h"
+#include "context.h"
 #include "image.h"
+#include "ring.h"
 #include "sha256.h"
 #include "wire.h"
 
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <unistd.h>
 
 using namespace xrdma_test;
@@ -861,6 +864,82 @@ TEST_F(Hostile, MalformedRingMessages)
     }
     ucx_ifunc_deregister(count);
     EXPECT_GT(c->peer_stats(1).ring_frames, 0u) << "no ring after the hostile messages";
+}
+
+// A sender may write anything into the ring a target gave it (the memory
+// is mapped for it): here frames of random kinds, lengths and bytes, and
+// warm invocations whose header is nearly right, each published behind its
+// sequence word as a sender would. Every frame is taken and its slot's
+// credit returned; those of no kind a ring carries, or longer than a slot,
+// are dropped by the ring itself; the rest fail the checks of their kind.
+// None runs code, and the target serves the sender's next invocations
+// through the same ring.
+TEST_F(Hostile, GarbageFramesInARing)
+{
+    start();
+    ucx_ifunc_h count = nullptr;
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "count", &count));
+    fs.push_back(count);
+    for (int i = 0; i < 8; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(count, 1, nullptr, 0).status);  // (rings set up)
+    xrdma::RingOut *r = xrdma::ring_out(c->ctx, c->peer(1).ep);
+    ASSERT_TRUE(r && r->state == xrdma::RingOut::kActive && r->base) << "no ring towards rank 1";
+    const ucx_ifunc_stats_t before = c->peer_stats(1);
+    std::mt19937_64 rng(20261128);
+    constexpr int kFrames = 600;
+    const size_t room = r->slot_size - sizeof(xrdma::RingSlotHdr);
+    int dropped_by_ring = 0;
+    for (int i = 0; i < kFrames; ++i) {
+        uint8_t *slot = nullptr;
+        ASSERT_TRUE(c->progress_until([&] { return (slot = xrdma::ring_next_slot(*r, 0)) != nullptr; }, 30))
+            << "the target stopped taking frames after " << i;
+        std::vector<uint8_t> body(room);
+        for (auto &b : body) b = uint8_t(rng());
+        xrdma::RingSlotHdr h{};
+        // (After the active messages really sent: a frame that waits for
+        // more holds its own sender's ring, like a hole never filled.)
+        h.am_before = uint32_t(r->am_sent);
+        static const uint8_t kinds[] = {xrdma::kAmInvoke, xrdma::kAmReply, xrdma::kRingAcks, 0, 0xA2, 0xff};
+        h.kind = kinds[rng() % sizeof(kinds)];
+        h.hdr_len = uint8_t(rng());
+        h.data_len = uint16_t(rng() % (2 * r->slot_size));
+        if (i % 4 == 0) {  // a warm invocation, right up to its flags
+            xrdma::InvokeShortHdr s = xrdma::make_invoke_short_hdr(0, 0, 0, rng(), uint32_t(rng() % xrdma::kMaxBindings));
+            s.flags = uint8_t(xrdma::kHasCode | (rng() & xrdma::kShortFlags));
+            memcpy(body.data(), &s, sizeof(s));
+            h.kind = xrdma::kAmInvoke;
+            h.hdr_len = sizeof(s);
+            h.data_len = uint16_t(rng() % (room - sizeof(s)));
+        }
+        const bool carried = h.kind == xrdma::kAmInvoke || h.kind == xrdma::kAmReply || h.kind == xrdma::kRingAcks;
+        if (!carried || size_t(h.hdr_len) + h.data_len > room) ++dropped_by_ring;
+        memcpy(slot + sizeof(h), body.data(), body.size());
+        memcpy(slot + sizeof(h.seq), reinterpret_cast<const uint8_t *>(&h) + sizeof(h.seq), sizeof(h) - sizeof(h.seq));
+        xrdma::publish_seq(slot, ++r->next);
+    }
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).ring_frames >= before.ring_frames + kFrames; }, 60))
+        << "the target did not take every frame";
+    ASSERT_GT(dropped_by_ring, 0);
+    const ucx_ifunc_stats_t after = c->peer_stats(1);
+    EXPECT_GE(after.rejected, before.rejected + uint64_t(dropped_by_ring)) << "frames the ring carries no kind of";
+    EXPECT_EQ(before.executed, after.executed) << "a garbage frame ran code";
+    ASSERT_TRUE(c->peer_alive(1)) << "the target died";
+    // The sender's own invocations go on through the same ring, in order.
+    Result r0 = c->invoke(count, 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r0.status) << r0.message;
+    uint64_t last = 0;
+    ASSERT_EQ(8u, r0.reply.size());
+    memcpy(&last, r0.reply.data(), 8);
+    for (int i = 0; i < 40; ++i) {
+        Result ri = c->invoke(count, 1, nullptr, 0);
+        ASSERT_EQ(UCX_IFUNC_OK, ri.status) << ri.message;
+        uint64_t v = 0;
+        ASSERT_EQ(8u, ri.reply.size());
+        memcpy(&v, ri.reply.data(), 8);
+        EXPECT_EQ(last + 1, v);
+        last = v;
+    }
+    EXPECT_GT(c->peer_stats(1).ring_frames, after.ring_frames) << "the ring stopped turning";
+    expect_serving();
 }
 
 // Malformed put-and-poll frames in the target's buffer, with a valid

@@ -95,8 +95,9 @@ fuzz: fuzz-check-deps
 	@for t in $(FUZZ_TARGETS); do \
 	  $(MKDIR_P) tests/fuzz/corpus/$$t tests/fuzz/artifacts/$$t || exit 1; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s (crashes go to tests/fuzz/artifacts/$$t/)"; \
+	  reg=$(srcdir)/tests/fuzz/regressions/$$t; test -d $$reg || reg=; \
 	  tests/fuzz/fuzz_$$t $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=tests/fuzz/artifacts/$$t/ tests/fuzz/corpus/$$t tests/fuzz/seeds/$$t \
-	    $(srcdir)/tests/fuzz/regressions/$$t || exit 1; \
+	    $$reg || exit 1; \
 	done
 .PHONY: fuzz fuzz-check-deps

@@ -111,6 +111,12 @@ int main(int argc, char **argv)
         if (st != UCX_IFUNC_OK) {
             fprintf(stderr, "xrdma_batch: cannot register %s: %s\n", path, ucx_ifunc_status_string(st));
             ok = 0;
+        } else {
+            /* bump never forwards: a layer could run several calls of it
+             * under one invocation (ucx_ifunc_ctx_next_call(); the MPI
+             * layer bundles MPIX_Xinvoke calls so). */
+            printf("# bump ends where it runs (ucx_ifunc_stays): %s\n",
+                   ucx_ifunc_stays(bump) == UCX_IFUNC_OK ? "yes" : "no");
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

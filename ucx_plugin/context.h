@@ -166,6 +166,7 @@ struct ucx_ifunc {
     void *local_fn = nullptr;
     ucx_ifunc_status_t movable = UCX_IFUNC_INPROGRESS;  // not yet decided
     std::string why_pinned;
+    ucx_ifunc_status_t stays = UCX_IFUNC_INPROGRESS;  // ucx_ifunc_stays(), once decided
     xrdma::SendMemo out;  // where it was last sent (by endpoint)
 };
 

@@ -95,12 +95,35 @@ std::string machine_name(uint16_t m)
 
 }  // namespace
 
-ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
-                               std::unique_ptr<LoadedCode> *out, std::string *why)
+std::vector<std::string> native_imports(const ElfInfo &elf)
+{
+    // Its imports, and the symbols it defines itself but refers to through
+    // a relocation with default visibility: the loader looks those up in
+    // the process first, so a definition of, say, "system" would bind to
+    // the process's.
+    std::vector<std::string> imports;
+    for (const ElfSymbol &sym : elf.dynsyms) {
+        if (!sym.defined)
+            imports.push_back(sym.name);
+        else if (sym.relocated && sym.bind != 0 /* STB_LOCAL */ && sym.visibility == 0 /* STV_DEFAULT */ &&
+                 dlsym(RTLD_DEFAULT, sym.name.c_str()))
+            imports.push_back(sym.name);
+    }
+    return imports;
+}
+
+const PartView *host_native_part(const ImageView &img)
 {
     const PartView *part = nullptr;
     for (const PartView &p : img.parts)
         if (p.kind == PartKind::native_elf && triple_is_host(p.triple)) part = &p;
+    return part;
+}
+
+ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
+                               std::unique_ptr<LoadedCode> *out, std::string *why)
+{
+    const PartView *part = host_native_part(img);
     if (!part) {
         *why = "image has no native part for " + host_triple() + " (it has: " + describe_parts(img) + ")";
         return UCX_IFUNC_ERR_NO_PART;
@@ -137,18 +160,8 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
                 *why = "native part defines entry '" + sym.name + "' outside its code";
                 return UCX_IFUNC_ERR_BAD_CODE;
             }
-    // What the image binds to in this process: its imports, and the symbols
-    // it defines itself but refers to through a relocation with default
-    // visibility: the loader looks those up in the process first, so a
-    // definition of, say, "system" would bind to the process's.
-    std::vector<std::string> imports;
-    for (const ElfSymbol &sym : elf.dynsyms) {
-        if (!sym.defined)
-            imports.push_back(sym.name);
-        else if (sym.relocated && sym.bind != 0 /* STB_LOCAL */ && sym.visibility == 0 /* STV_DEFAULT */ &&
-                 dlsym(RTLD_DEFAULT, sym.name.c_str()))
-            imports.push_back(sym.name);
-    }
+    // What the image binds to in this process.
+    const std::vector<std::string> imports = native_imports(elf);
     st = policy_check_imports(imports, why);
     if (st != UCX_IFUNC_OK) return st;
     // Libraries it would make the loader load (and run the constructors of).

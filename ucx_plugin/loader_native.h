@@ -2,11 +2,13 @@
 // never needs a file of the code.
 #pragma once
 
+#include "elf_reader.h"
 #include "image.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace xrdma {
 
@@ -26,6 +28,13 @@ public:
     bool movable = false;
     std::string why_pinned = "not inspected";
 };
+
+// The native part of @p img for this machine (the last, if several), or
+// nullptr.
+const PartView *host_native_part(const ImageView &img);
+// What native code @p elf binds to in this process (dynamic symbols: the
+// policy checks these).
+std::vector<std::string> native_imports(const ElfInfo &elf);
 
 // Pick the native part for this machine from @p img and load it.
 // Errors: NO_PART (no native part for this triple), BAD_CODE (not a shared

@@ -1,6 +1,8 @@
 // Origin side: registering images, invoking them, and handling replies
 // (including "need code" answers, from targets and from forward hops).
 #include "context.h"
+#include "loader_native.h"
+#include "policy.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/hot.h"
@@ -301,6 +303,28 @@ void ucx_ifunc_deregister(ucx_ifunc_h ifunc)
 }
 
 const uint8_t *ucx_ifunc_hash(ucx_ifunc_h ifunc) { return ifunc ? ifunc->hash.data() : nullptr; }
+
+ucx_ifunc_status_t ucx_ifunc_stays(ucx_ifunc_h ifunc)
+{
+    if (!ifunc) return UCX_IFUNC_ERR_INVALID_PARAM;
+    if (ifunc->stays == UCX_IFUNC_INPROGRESS) {  // decided once per registered ifunc
+        ImageView img;
+        ElfInfo elf;
+        std::string why;
+        const PartView *part = nullptr;
+        ifunc->stays = UCX_IFUNC_ERR_DENIED;
+        if (image_parse(ifunc->image->data(), ifunc->image->size(), &img, &why, false) == UCX_IFUNC_OK &&
+            (part = host_native_part(img)) && elf_inspect(part->data, part->size, &elf, &why) == UCX_IFUNC_OK) {
+            const std::string travels = policy_travelling_import(native_imports(elf));
+            if (travels.empty()) ifunc->stays = UCX_IFUNC_OK;
+            why = travels.empty() ? "" : "it calls " + travels;
+        }
+        if (ifunc->stays != UCX_IFUNC_OK)
+            XRDMA_DEBUG("ifunc '%s' may forward its invocations: %s", ifunc->entry.c_str(),
+                        why.empty() ? "no native part here to tell" : why.c_str());
+    }
+    return ifunc->stays;
+}
 
 ucx_ifunc_status_t ucx_ifunc_invoke_nb(ucx_ifunc_h ifunc, ucp_ep_h ep, const void *args,
                                        size_t args_size, ucx_ifunc_complete_cb_t cb, void *user_data)

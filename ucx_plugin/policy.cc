@@ -145,4 +145,11 @@ std::string policy_target_state_import(const std::vector<std::string> &imports)
     return "";
 }
 
+std::string policy_travelling_import(const std::vector<std::string> &imports)
+{
+    for (const std::string &s : imports)
+        if (s == "xrdma_forward") return s;
+    return "";
+}
+
 }  // namespace xrdma

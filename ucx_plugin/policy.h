@@ -30,6 +30,11 @@ ucx_ifunc_status_t policy_check_library(const std::string &name, std::string *wh
 // xrdma_target_args), or "" if none does.
 std::string policy_target_state_import(const std::vector<std::string> &imports);
 
+// The first of @p imports through which an invocation travels on from
+// where it runs (xrdma_forward), or "" if none does: code without one
+// succeeds, fails or replies where it runs.
+std::string policy_travelling_import(const std::vector<std::string> &imports);
+
 // Whether every library function the policy lets injected code call holds
 // no lock (the runtime set, or an allowlist within it; names the process
 // does not define do not count): then a fault inside

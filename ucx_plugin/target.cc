@@ -533,6 +533,13 @@ void ucx_ifunc_ctx_set_layer(xrdma_ctx_t *x, void *layer_data) { x->layer_data =
 void *ucx_ifunc_ctx_layer(xrdma_ctx_t *x) { return x ? x->layer_data : nullptr; }
 XRDMA_HOT void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_len) { x->fwd_prefix = prefix_len; }
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
+int ucx_ifunc_ctx_next_call(xrdma_ctx_t *x)
+{
+    if (x->forwarded) return -1;
+    x->replied = false;
+    x->reply.clear();
+    return 0;
+}
 int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
 int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }
 

@@ -297,6 +297,34 @@ TEST_P(Plugin, EntryThatProgressesKeepsItsSlot)
 }
 
 // XRDMA_RING=off: active messages only, on any transport.
+// ucx_ifunc_stays() reads the image's native part: an image with a function
+// that forwards may forward (all of it: the image is one unit), one without
+// stays; an image without a native part for this machine cannot tell, and
+// none of its code is looked at. Decided once: the same answer again.
+TEST_P(Plugin, StaysIsReadFromTheImage)
+{
+    start(1);
+    EXPECT_EQ(UCX_IFUNC_ERR_INVALID_PARAM, ucx_ifunc_stays(nullptr));
+    ucx_ifunc_h add = nullptr, where = nullptr, bc = nullptr;
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "add_u64", &add));
+    ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path("probe").c_str(), "where", &where));
+    EXPECT_EQ(UCX_IFUNC_ERR_DENIED, ucx_ifunc_stays(add)) << "basic has a function that forwards";
+    EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_stays(where)) << "probe never forwards";
+    EXPECT_EQ(UCX_IFUNC_OK, ucx_ifunc_stays(where));
+    const std::vector<uint8_t> img =
+        xrdma::image_build({"f"}, {{xrdma::PartKind::llvm_bitcode, xrdma::host_triple(), std::vector<uint8_t>(64, 0x5a)}});
+    ASSERT_EQ(UCX_IFUNC_OK,
+              ucx_ifunc_register_mem(c->ctx, img.data(), img.size(), "f", UCX_IFUNC_REGISTER_NO_VERIFY, &bc));
+    EXPECT_EQ(UCX_IFUNC_ERR_DENIED, ucx_ifunc_stays(bc)) << "no native part to tell";
+    // The answer does not change what runs: both still do.
+    uint64_t a[2] = {40, 2};
+    Result r = c->invoke(add, 1, a, sizeof(a));
+    EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    ucx_ifunc_deregister(add);
+    ucx_ifunc_deregister(where);
+    ucx_ifunc_deregister(bc);
+}
+
 TEST_P(Plugin, RingsOffByKnob)
 {
     setenv("XRDMA_RING", "off", 1);

@@ -255,6 +255,22 @@ ucx_ifunc_status_t ucx_ifunc_request_acks(ucx_ifunc_context_h ctx, ucp_ep_h ep);
 ucx_ifunc_status_t ucx_ifunc_movable(ucx_ifunc_h ifunc, char *why, size_t why_size);
 
 /**
+ * Whether @p ifunc's invocations end where they run: its code does not call
+ * xrdma_forward(), so an invocation never travels on; it succeeds, fails or
+ * replies where it runs. A
+ * layer above may then run several calls of it under one invocation
+ * (ucx_ifunc_ctx_next_call(); the MPI layer bundles a stream of MPIX_Xinvoke
+ * calls). Read from the dynamic symbols of the image's native part for this
+ * machine, without loading it (no code is mapped or run); decided once per
+ * registered ifunc, for the whole image (one entry's imports are not told
+ * apart from another's). UCX_IFUNC_OK: it stays; UCX_IFUNC_ERR_DENIED: it
+ * may travel on, or the image has no native part for this machine to tell
+ * (bitcode only, another architecture); UCX_IFUNC_ERR_INVALID_PARAM:
+ * @p ifunc is NULL.
+ */
+ucx_ifunc_status_t ucx_ifunc_stays(ucx_ifunc_h ifunc);
+
+/**
  * Run @p ifunc in this process on behalf of peer @p rank, as if
  * ucx_ifunc_invoke_nb() had sent it there: inside it xrdma_rank() is @p rank,
  * the context's dispatch hook runs it (the layer above maps @p rank's memory),
@@ -334,6 +350,14 @@ void ucx_ifunc_ctx_set_forward_prefix(struct xrdma_ctx *x, size_t prefix_len);
 int ucx_ifunc_ctx_answered(struct xrdma_ctx *x);
 /** Whether the invocation has forwarded itself (xrdma_forward()). */
 int ucx_ifunc_ctx_forwarded(struct xrdma_ctx *x);
+/**
+ * For a layer whose dispatch hook calls the entry several times under one
+ * invocation (calls of an ifunc that stays, ucx_ifunc_stays()): after one
+ * call, before the next. What that call replied is dropped (the invocation
+ * answers for all its calls, without reply bytes). @return 0, or -1 if it
+ * forwarded: the invocation cannot go on (fail it, ucx_ifunc_ctx_fail()).
+ */
+int ucx_ifunc_ctx_next_call(struct xrdma_ctx *x);
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
  *  (or continues one here): its payload never crossed a process boundary. */
 int ucx_ifunc_ctx_local(struct xrdma_ctx *x);

@@ -250,6 +250,21 @@ MPI_FLUSH_TESTS = tests/mpi/flush-create-np2-tcp.mpitest tests/mpi/flush-allocat
 TESTS += $(MPI_FLUSH_TESTS)
 CLEANFILES += $(MPI_FLUSH_TESTS)
 
+# Bundles of Xinvokes (XRDMA_BUNDLE); "single": the knob at 1. Over shm
+# under target/: with XRDMA_EXEC=auto node peers' X-ops run at the origin.
+check_PROGRAMS += tests/mpi/test_bundle
+tests_mpi_test_bundle_SOURCES = tests/mpi/test_bundle.c tests/mpi/mpitest.h
+tests_mpi_test_bundle_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_bundle_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_bundle_LDFLAGS = -no-install
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/bundle.xfn
+EXTRA_DIST += tests/mpi/ifuncs/bundle.c
+MPI_BUNDLE_TESTS = tests/mpi/bundle-create-np2-tcp.mpitest tests/mpi/bundle-allocate-np3-tcp.mpitest \
+	tests/mpi/target/bundle-allocate-np2-shm.mpitest tests/mpi/target/bundle-create-np3-shm.mpitest \
+	tests/mpi/target/bundle-single-np2-shm.mpitest tests/mpi/bitcode/bundle-create-np2-tcp.mpitest
+TESTS += $(MPI_BUNDLE_TESTS)
+CLEANFILES += $(MPI_BUNDLE_TESTS)
+
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death
 tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpitest.h

@@ -30,6 +30,14 @@ const Knob knobs[] = {
      "completed the last, in a passive epoch it confirmed: a window whose traffic is X-operations pays only for them. "
      "The calls are counted in the component's table, so every language binding's count. In a program initialised with "
      "MPI_THREAD_MULTIPLE every flush goes to the component. 0: every flush goes to the component."},
+    {"XRDMA_BUNDLE", "8",
+     "MPIX_Xinvoke calls sent as one message at most (1 to 64; 1: each alone). A stream of Xinvokes without a request, "
+     "with up to 64 bytes of arguments, to one target, with one function whose invocations end where they run (its "
+     "image does not call xrdma_forward: ucx_ifunc_stays in ucx_ifunc(3)), goes in bundles (from the second after a synchronisation call on): the target runs them in order under one invocation (their replies dropped, as the origin drops an "
+     "Xinvoke's reply) and one acknowledgement answers them all. A bundle "
+     "goes when it is full or 768 bytes, at the next X-operation of another kind, target, window or function, and at "
+     "any progress pass or synchronisation call. When one X-op of a bundle fails, those behind it in the bundle do "
+     "not run; the synchronisation call reports the error."},
     {"XRDMA_DEBUG_WINDOW_FAIL", "0",
      "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
      "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "

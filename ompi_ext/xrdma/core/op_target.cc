@@ -302,6 +302,59 @@ __attribute__((noinline)) XRDMA_HOT int dispatch_bare(void *window, xrdma_ctx *x
     return run<Shape::bare>(w, x, entry, static_cast<const uint8_t *>(payload), size, h, exec);
 }
 
+// The next record of a bundle at @p p (before @p end): its X-op's bytes
+// (*@p rec, *@p rec_len) and header (*@p h); false if malformed. A record
+// is an Xinvoke without flags, blocks or incoming data.
+inline bool bundle_record(const uint8_t *p, const uint8_t *end, const uint8_t **rec, size_t *rec_len, OpHdr *h)
+{
+    uint32_t len;
+    if (size_t(end - p) < 4) return false;
+    memcpy(&len, p, 4);
+    if (len < sizeof(OpHdr) || len > size_t(end - p) - 4) return false;
+    memcpy(h, p + 4, sizeof(*h));
+    *rec = p + 4;
+    *rec_len = len;
+    return h->magic == kOpMagic && h->op == XRDMA_OP_INVOKE && h->flags == 0 && h->nblocks == 0 &&
+           h->incoming_len == 0;
+}
+
+// window_dispatch() of a bundle (kBundle, bundle.h): its records checked,
+// then run in order until one fails. What a call replies is dropped (an
+// Xinvoke's reply is not delivered: the origin drops it too). Its code
+// never forwards (the origin bundles only code that stays,
+// ucx_ifunc_stays()): one that does fails the bundle, rather than take
+// the others along.
+__attribute__((noinline)) int dispatch_bundle(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+                                              size_t size)
+{
+    const OpHdr b = t_header;
+    const uint8_t *const first = static_cast<const uint8_t *>(payload) + sizeof(OpHdr);
+    const uint8_t *const end = static_cast<const uint8_t *>(payload) + size;
+    if (b.op != XRDMA_OP_INVOKE || b.nblocks != 0 || b.incoming_len != 0 || b.disp < 2 || b.disp > kBundleMaxOps)
+        return refuse(window, x, entry, payload, size, "malformed bundle of X-operations");
+    const uint8_t *rec;
+    size_t rec_len;
+    OpHdr h;
+    int64_t n = 0;
+    for (const uint8_t *p = first; p != end; p = rec + rec_len, ++n)
+        if (n == b.disp || !bundle_record(p, end, &rec, &rec_len, &h))
+            return refuse(window, x, entry, payload, size, "malformed X-operation in a bundle");
+    if (n != b.disp) return refuse(window, x, entry, payload, size, "bundle shorter than its count");
+    for (const uint8_t *p = first; p != end; p = rec + rec_len) {
+        // (Checked again as it is read: the bytes may lie where the sender
+        // can still write, a ring slot.)
+        if (!bundle_record(p, end, &rec, &rec_len, &t_header))
+            return refuse(window, x, entry, payload, size, "malformed X-operation in a bundle");
+        const int rc = dispatch_bare(window, x, entry, rec, rec_len);
+        if (rc != 0) return rc;
+        if (ucx_ifunc_ctx_next_call(x) != 0)
+            return fail(x, UCX_IFUNC_ERR_PROTOCOL,
+                        "an X-operation of a bundle forwarded (XRDMA_BUNDLE: the origin bundles code that never "
+                        "forwards, ucx_ifunc_stays)");
+    }
+    return 0;
+}
+
 }  // namespace
 
 __thread Running t_running __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr};
@@ -329,7 +382,9 @@ XRDMA_HOT int window_dispatch(void *window, xrdma_ctx *x, Entry entry, const voi
                              sizeof(h) + uint64_t(h.nblocks) * sizeof(Block) + h.incoming_len > size,
                          0))
         return refuse(window, x, entry, payload, size, "malformed X-operation header");
-    if (h.nblocks != 0 || h.flags != 0) return dispatch_general(window, x, entry, payload, size);
+    if (h.nblocks != 0 || h.flags != 0)
+        return h.flags == kBundle ? dispatch_bundle(window, x, entry, payload, size)
+                                  : dispatch_general(window, x, entry, payload, size);
     return dispatch_bare(window, x, entry, payload, size);
 }
 

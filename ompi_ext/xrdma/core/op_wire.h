@@ -43,6 +43,14 @@ constexpr uint8_t kIncomingStream = 2;
 // the reply there chunk by chunk (ucp_put_nbx) and answers with its length
 // (8 bytes) instead of the bytes.
 constexpr uint8_t kReplyStream = 4;
+
+// A bundle of MPIX_Xinvoke calls (bundle.h): its header has only this flag,
+// no blocks, no incoming data, and disp the count of records that follow,
+// each [uint32 length][OpHdr][args] of one Xinvoke (flags 0, no blocks, no
+// incoming data). The target runs them in order and stops at the first
+// that fails.
+constexpr uint8_t kBundle = 8;
+constexpr unsigned kBundleMaxOps = 64;  // (XRDMA_BUNDLE's ceiling)
 struct StreamRef {
     uint64_t addr;      // the data in the origin's memory
     uint64_t len;

@@ -2,6 +2,7 @@
 // request variants): validate, pack, send through the window's ifunc
 // context, and on completion unpack the reply and record errors for the
 // synchronisation call (or the request) that reports them.
+#include "bundle.h"
 #include "datatype.h"
 #include "errors.h"
 #include "op_wire.h"
@@ -11,8 +12,10 @@
 #include "xrdma_mpi.h"
 
 #include "xrdma_common/bytes.h"
+#include "xrdma_common/config.h"
 #include "xrdma_common/free_list.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -40,6 +43,7 @@ struct OpRecord {
     ucp_mem_h memh = nullptr;  // a streamed Xput's data (or Xget's buffer), exposed until the op completes
     void *staged = nullptr;
     bool pushed = false;       // the target writes the Xget's reply into the origin buffer (kReplyStream)
+    unsigned count = 1;        // X-ops it stands for: more for a bundle (bundle.h)
 };
 
 // Records of finished operations, reused (all under Runtime::mu): a stream
@@ -106,14 +110,17 @@ __attribute__((noinline)) void op_done_full(const ucx_ifunc_result_t *res, OpRec
     if (res->status != UCX_IFUNC_OK)
         err = error_code(error_class_of(res->status),
                          std::string(op_name(r->op)) + " to rank " + std::to_string(r->target) + ": " +
-                             ucx_ifunc_status_string(res->status) + " (" + res->message + ")");
+                             ucx_ifunc_status_string(res->status) + " (" + res->message + ")" +
+                             (r->count > 1 ? "; it was one of a bundle of " + std::to_string(r->count) +
+                                                 " (XRDMA_BUNDLE): those behind it did not run"
+                                           : ""));
     else if (r->op == XRDMA_OP_GET && r->pushed)
         err = pushed_reply(r, res->reply, res->reply_size);
     else if (r->op == XRDMA_OP_GET) {
         err = unpack_reply(r, res->reply, res->reply_size);
         if (err == MPI_SUCCESS) r->reply_len = res->reply_size;
     }
-    r->w->pending[size_t(r->target)]--;
+    r->w->pending[size_t(r->target)] -= r->count;
     release_type(r);
     if (r->request != MPI_REQUEST_NULL) {
         r->error = err;
@@ -136,7 +143,7 @@ void op_done(const ucx_ifunc_result_t *res, void *user_data)
     if (__builtin_expect(res->status == UCX_IFUNC_OK && r->op != XRDMA_OP_GET && !r->memh && !r->staged &&
                              r->request == MPI_REQUEST_NULL,
                          1)) {
-        r->w->pending[size_t(r->target)]--;
+        r->w->pending[size_t(r->target)] -= r->count;
         op_put(r);
         return;
     }
@@ -218,7 +225,7 @@ struct SmallInvoke {
 // in *@p request), which reports the error to MPI_Wait / MPI_Test.
 int refused(OpRecord *r, ucx_ifunc_status_t st, MPI_Request *request, MPI_Request req)
 {
-    r->w->pending[size_t(r->target)]--;
+    r->w->pending[size_t(r->target)] -= r->count;
     const int err = error_code(error_class_of(st), std::string(op_name(r->op)) + " to rank " +
                                                        std::to_string(r->target) + ": " + ucx_ifunc_status_string(st));
     release_type(r);
@@ -241,6 +248,74 @@ inline unsigned lazy_ack(Window *w, int t)
     return ++w->unsynced[size_t(t)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
 }
 
+// The bundle (bundle.h): [OpHdr kBundle][records], built in place.
+struct Bundle {
+    Window *w = nullptr;
+    int target = -1;
+    ucx_ifunc_h h = nullptr;
+    // The X-op that went alone last since the last synchronisation call: the
+    // next one with the same window, target and function starts a bundle.
+    // (An Xinvoke and its flush, one after the other, pay nothing for
+    // bundles: a lone one goes as it would without them.)
+    Window *alone_w = nullptr;
+    int alone_target = -1;
+    ucx_ifunc_h alone_h = nullptr;
+    size_t len = 0;  // bytes so far, its header's included
+    alignas(8) uint8_t bytes[sizeof(OpHdr) + kBundleMaxOps * (4 + sizeof(OpHdr) + kSmallArgs)];
+};
+Bundle bundle;
+constexpr size_t kRecordHdr = 4 + sizeof(OpHdr);  // a record's length word and X-op header
+constexpr size_t kBundleBytes = 768;  // a bundle stays a small message (8 Xinvokes of up to 72 bytes of arguments)
+
+// XRDMA_BUNDLE: X-ops per bundle at most (1: none bundled).
+unsigned bundle_max()
+{
+    static const unsigned n = unsigned(std::min<unsigned long long>(
+        std::max<unsigned long long>(xrdma::config_get_ull("XRDMA_BUNDLE"), 1), kBundleMaxOps));
+    return n;
+}
+
+// Whether the Xinvoke about to go to @p t on @p w with @p h joins the
+// bundle (flushed first if it cannot: X-ops to a target stay in order).
+inline bool bundled(Window *w, int t, ucx_ifunc_h h)
+{
+    if (!w->last_stays || bundle_max() < 2 || w->peer_failed[size_t(t)]) {
+        bundle_flush_if_any();
+        return false;
+    }
+    Bundle &b = bundle;
+    if (g_bundled) {
+        if (b.w == w && b.target == t && b.h == h) return true;
+        bundle_flush();
+    }
+    if (b.alone_w == w && b.alone_target == t && b.alone_h == h) return true;  // (the second of a stream)
+    b.alone_w = w;
+    b.alone_target = t;
+    b.alone_h = h;
+    return false;
+}
+
+// Append the Xinvoke (@p hdr, @p args) to the bundle; sent when full.
+void bundle_add(Window *w, int t, ucx_ifunc_h h, const OpHdr &hdr, const void *args, int args_size)
+{
+    Bundle &b = bundle;
+    if (g_bundled && b.len + kRecordHdr + size_t(args_size) > kBundleBytes) bundle_flush();
+    if (!g_bundled) {
+        b.w = w;
+        b.target = t;
+        b.h = h;
+        b.len = sizeof(OpHdr);
+    }
+    const uint32_t rec = uint32_t(sizeof(OpHdr) + size_t(args_size));
+    uint8_t *p = b.bytes + b.len;
+    memcpy(p, &rec, 4);
+    memcpy(p + 4, &hdr, sizeof(hdr));
+    xrdma::copy_bytes(p + kRecordHdr, args, size_t(args_size));
+    b.len += 4 + rec;
+    w->pending[size_t(t)]++;
+    if (++g_bundled >= bundle_max()) bundle_flush();
+}
+
 // An X-op went out. Inside MPIX calls this rank serves arrived code too (and
 // a stream of X-ops between two busy ranks cannot starve either side): every
 // kProgressEvery-th call, as a progress pass costs a system call on some
@@ -259,6 +334,43 @@ bool type_ok(MPI_Datatype t)
 }
 
 }  // namespace
+
+unsigned g_bundled = 0;
+
+void bundle_synced()
+{
+    bundle_flush_if_any();
+    bundle.alone_w = nullptr;
+}
+
+void bundle_flush()
+{
+    Bundle &b = bundle;
+    const unsigned n = g_bundled;
+    if (!n) return;
+    g_bundled = 0;
+    Window *w = b.w;
+    const int t = b.target;
+    // One X-op goes as it is (its record without the length word); more
+    // under the bundle's header.
+    const uint8_t *msg = b.bytes;
+    size_t len = b.len;
+    if (n == 1) {
+        msg += sizeof(OpHdr) + 4;
+        len -= sizeof(OpHdr) + 4;
+    } else {
+        const OpHdr hdr{kOpMagic, uint8_t(XRDMA_OP_INVOKE), kBundle, 0, 0, int64_t(n)};
+        memcpy(b.bytes, &hdr, sizeof(hdr));
+    }
+    OpRecord *r = op_get();
+    *r = OpRecord{w, t, XRDMA_OP_INVOKE, nullptr, 0, MPI_BYTE, false, MPI_REQUEST_NULL};
+    r->count = n;
+    const ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(b.h, w->eps[size_t(t)], msg, len, lazy_ack(w, t), op_done, r);
+    if (st == UCX_IFUNC_INPROGRESS) return;
+    // (Reported by the synchronisation call that completes them.)
+    const int err = refused(r, st, nullptr, MPI_REQUEST_NULL);
+    if (w->error[size_t(t)] == MPI_SUCCESS) w->error[size_t(t)] = err;
+}
 
 }  // namespace xrdma::mpi
 
@@ -331,6 +443,11 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     // plugin without the choices the general path below makes for the other
     // X-ops (~50 instructions per op at the origin).
     if (op == XRDMA_OP_INVOKE && !request && size_t(args_size) <= kSmallArgs && !here) {
+        if (bundled(w, trank, h)) {
+            bundle_add(w, trank, h, OpHdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp}, args, args_size);
+            issued(rt);
+            return MPI_SUCCESS;
+        }
         SmallInvoke msg;
         const size_t len = msg.build(OpHdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp}, args, args_size);
         OpRecord *r = op_get();
@@ -342,6 +459,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         issued(rt);
         return MPI_SUCCESS;
     }
+
+    bundle_flush_if_any();  // (X-ops to a target stay in order)
 
     // [OpHdr][blocks][incoming data][args]
     OpHdr hdr{};

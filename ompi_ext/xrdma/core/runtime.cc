@@ -180,7 +180,12 @@ void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 void Runtime::ep_failed(ucp_ep_h ep)
 {
     std::lock_guard<std::recursive_mutex> guard(mu);
-    for (auto &kv : windows) ucx_ifunc_peer_failed(kv.second->context, ep);
+    for (auto &kv : windows) {
+        ucx_ifunc_peer_failed(kv.second->context, ep);
+        Window &w = *kv.second;
+        for (size_t t = 0; t < w.eps.size(); ++t)
+            if (w.eps[t] == ep) w.peer_failed[t] = 1;
+    }
 }
 
 ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)

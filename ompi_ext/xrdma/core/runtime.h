@@ -3,6 +3,7 @@
 // progress engine, MPIX calls, and the optional progress thread).
 #pragma once
 
+#include "bundle.h"
 #include "ucx_ifunc.h"
 
 #include <mpi.h>
@@ -119,6 +120,7 @@ private:
     ucx_ifunc_context_h progress_ctx_ = nullptr;
     unsigned progress_locked(bool waiting = false)
     {
+        bundle_flush_if_any();  // (a bundle waits for no pass: bundle.h)
         ucx_ifunc_context_h c = progress_ctx_;
         if (__builtin_expect(c == nullptr, 0)) return progress_other();
         return waiting ? ucx_ifunc_progress_wait(c) : ucx_ifunc_progress(c);

@@ -1,5 +1,7 @@
 #include "window.h"
 
+#include "bundle.h"
+
 #include "xrdma_common/config.h"
 #include "errors.h"
 #include "xrdma_common/log.h"
@@ -253,6 +255,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
                               : "no UCX endpoint to rank " + std::to_string(unreached) + " of the window");
     w->pending.assign(size_t(w->size), 0);
     w->unsynced.assign(size_t(w->size), 0);
+    w->peer_failed.assign(size_t(w->size), 0);
     w->error.assign(size_t(w->size), MPI_SUCCESS);
     rt.last_window = nullptr;
     rt.windows[win] = std::move(w);
@@ -265,6 +268,7 @@ int window_complete(MPI_Win win, int target)
     Runtime &rt = Runtime::get();
     RuntimeLock m(rt);
     std::unique_lock<RuntimeLock> lock(m);
+    bundle_synced();  // (before the acknowledgements are asked for)
     Window *w = window_find(win);
     if (!w) return MPI_SUCCESS;
     // The targets this call completes: one, or all.
@@ -351,6 +355,7 @@ ucx_ifunc_h window_register_ifunc(Window *w, MPIX_Ifunc f, int *err)
     if (it != w->registered.end()) {
         w->last_ifunc = f;
         w->last_handle = it->second;
+        w->last_stays = ucx_ifunc_stays(it->second) == UCX_IFUNC_OK;
         return it->second;
     }
     ucx_ifunc_h h = nullptr;
@@ -370,11 +375,13 @@ ucx_ifunc_h window_register_ifunc(Window *w, MPIX_Ifunc f, int *err)
     }
     w->last_ifunc = f;
     w->last_handle = h;
+    w->last_stays = ucx_ifunc_stays(h) == UCX_IFUNC_OK;
     return h;
 }
 
 void windows_forget_ifunc(MPIX_Ifunc f)
 {
+    bundle_flush_if_any();  // (it may hold a handle of f)
     for (auto &kv : Runtime::get().windows) {
         auto it = kv.second->registered.find(f);
         if (it != kv.second->registered.end()) {

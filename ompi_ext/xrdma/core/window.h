@@ -65,12 +65,16 @@ struct Window {
     // UCX_IFUNC_INVOKE_LAZY_ACK (ops.cc), and that call asks for their
     // acknowledgements.
     std::vector<uint32_t> unsynced;
+    // Targets whose endpoint failed (Runtime::ep_failed): their Xinvokes
+    // are not bundled, so that the call itself reports MPIX_ERR_PEER.
+    std::vector<uint8_t> peer_failed;
     std::vector<int> error;          // first error to report, by target
     std::unordered_map<MPIX_Ifunc, ucx_ifunc_h> registered;
     // The entry of registered window_ifunc() returned last (a stream of
     // X-ops names one function): forgotten with the entry.
     MPIX_Ifunc last_ifunc = MPIX_IFUNC_NULL;
     ucx_ifunc_h last_handle = nullptr;
+    bool last_stays = false;  // ucx_ifunc_stays(last_handle): its Xinvokes may be bundled (bundle.h)
     // Node peers whose window memory is mapped here (XRDMA_EXEC=auto,
     // MPI_Win_allocate(_shared) windows); nullptr: every X-op is a message.
     std::unique_ptr<NodeLocal> node;

@@ -11,6 +11,10 @@ namespace xrdma::mpi {
 
 // X-ops waiting in the bundle (under Runtime::mu).
 extern unsigned g_bundled;
+// The window of the Xinvoke that went alone last since the last
+// synchronisation call (ops.cc: the next with the same window, target and
+// function starts a bundle).
+extern const void *g_bundle_alone;
 // Send the bundle now (under Runtime::mu). A send that fails records the
 // error for the synchronisation call that completes its X-ops.
 void bundle_flush();
@@ -20,6 +24,10 @@ inline void bundle_flush_if_any()
 }
 // A synchronisation call: the bundle goes, and the next Xinvoke goes alone
 // (a bundle starts with the second of a stream).
-void bundle_synced();
+inline void bundle_synced()
+{
+    bundle_flush_if_any();
+    g_bundle_alone = nullptr;
+}
 
 }  // namespace xrdma::mpi

@@ -318,32 +318,29 @@ inline bool bundle_record(const uint8_t *p, const uint8_t *end, const uint8_t **
            h->incoming_len == 0;
 }
 
-// window_dispatch() of a bundle (kBundle, bundle.h): its records checked,
-// then run in order until one fails. What a call replies is dropped (an
-// Xinvoke's reply is not delivered: the origin drops it too). Its code
-// never forwards (the origin bundles only code that stays,
-// ucx_ifunc_stays()): one that does fails the bundle, rather than take
-// the others along.
+// window_dispatch() of a bundle (kBundle, bundle.h): its records run in
+// order until one fails. Each is checked as it is read (the bytes may lie
+// where the sender can still write, a ring slot); a malformed one fails the
+// bundle there, as does a count that does not match (those before it ran:
+// only a sender that does not follow the protocol gets that). What a call
+// replies is dropped (an Xinvoke's reply is not delivered: the origin
+// drops it too). Its code never forwards (the origin bundles only code
+// that stays, ucx_ifunc_stays()): one that does fails the bundle, rather
+// than take the others along.
 __attribute__((noinline)) int dispatch_bundle(void *window, xrdma_ctx *x, Entry entry, const void *payload,
                                               size_t size)
 {
-    const OpHdr b = t_header;
-    const uint8_t *const first = static_cast<const uint8_t *>(payload) + sizeof(OpHdr);
-    const uint8_t *const end = static_cast<const uint8_t *>(payload) + size;
-    if (b.op != XRDMA_OP_INVOKE || b.nblocks != 0 || b.incoming_len != 0 || b.disp < 2 || b.disp > kBundleMaxOps)
+    const int64_t count = t_header.disp;
+    if (t_header.op != XRDMA_OP_INVOKE || t_header.nblocks != 0 || t_header.incoming_len != 0 || count < 2 ||
+        count > kBundleMaxOps)
         return refuse(window, x, entry, payload, size, "malformed bundle of X-operations");
-    const uint8_t *rec;
-    size_t rec_len;
-    OpHdr h;
+    const uint8_t *p = static_cast<const uint8_t *>(payload) + sizeof(OpHdr);
+    const uint8_t *const end = static_cast<const uint8_t *>(payload) + size;
     int64_t n = 0;
-    for (const uint8_t *p = first; p != end; p = rec + rec_len, ++n)
-        if (n == b.disp || !bundle_record(p, end, &rec, &rec_len, &h))
-            return refuse(window, x, entry, payload, size, "malformed X-operation in a bundle");
-    if (n != b.disp) return refuse(window, x, entry, payload, size, "bundle shorter than its count");
-    for (const uint8_t *p = first; p != end; p = rec + rec_len) {
-        // (Checked again as it is read: the bytes may lie where the sender
-        // can still write, a ring slot.)
-        if (!bundle_record(p, end, &rec, &rec_len, &t_header))
+    for (; p != end; ++n) {
+        const uint8_t *rec;
+        size_t rec_len;
+        if (n == count || !bundle_record(p, end, &rec, &rec_len, &t_header))
             return refuse(window, x, entry, payload, size, "malformed X-operation in a bundle");
         const int rc = dispatch_bare(window, x, entry, rec, rec_len);
         if (rc != 0) return rc;
@@ -351,7 +348,9 @@ __attribute__((noinline)) int dispatch_bundle(void *window, xrdma_ctx *x, Entry 
             return fail(x, UCX_IFUNC_ERR_PROTOCOL,
                         "an X-operation of a bundle forwarded (XRDMA_BUNDLE: the origin bundles code that never "
                         "forwards, ucx_ifunc_stays)");
+        p = rec + rec_len;
     }
+    if (n != count) return refuse(window, x, entry, payload, size, "bundle shorter than its count");
     return 0;
 }
 

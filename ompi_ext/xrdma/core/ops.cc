@@ -253,11 +253,11 @@ struct Bundle {
     Window *w = nullptr;
     int target = -1;
     ucx_ifunc_h h = nullptr;
-    // The X-op that went alone last since the last synchronisation call: the
-    // next one with the same window, target and function starts a bundle.
-    // (An Xinvoke and its flush, one after the other, pay nothing for
-    // bundles: a lone one goes as it would without them.)
-    Window *alone_w = nullptr;
+    // The X-op that went alone last since the last synchronisation call
+    // (its window: g_bundle_alone): the next one with the same window,
+    // target and function starts a bundle. (An Xinvoke and its flush, one
+    // after the other, pay nothing for bundles: a lone one goes as it
+    // would without them.)
     int alone_target = -1;
     ucx_ifunc_h alone_h = nullptr;
     size_t len = 0;  // bytes so far, its header's included
@@ -267,13 +267,14 @@ Bundle bundle;
 constexpr size_t kRecordHdr = 4 + sizeof(OpHdr);  // a record's length word and X-op header
 constexpr size_t kBundleBytes = 768;  // a bundle stays a small message (8 Xinvokes of up to 72 bytes of arguments)
 
-// XRDMA_BUNDLE: X-ops per bundle at most (1: none bundled).
-unsigned bundle_max()
+// XRDMA_BUNDLE: X-ops per bundle at most (1: none bundled); read once.
+unsigned g_bundle_max = 0;
+__attribute__((noinline, cold)) unsigned bundle_max_read()
 {
-    static const unsigned n = unsigned(std::min<unsigned long long>(
-        std::max<unsigned long long>(xrdma::config_get_ull("XRDMA_BUNDLE"), 1), kBundleMaxOps));
-    return n;
+    return g_bundle_max = unsigned(std::min<unsigned long long>(
+               std::max<unsigned long long>(xrdma::config_get_ull("XRDMA_BUNDLE"), 1), kBundleMaxOps));
 }
+inline unsigned bundle_max() { return __builtin_expect(g_bundle_max != 0, 1) ? g_bundle_max : bundle_max_read(); }
 
 // Whether the Xinvoke about to go to @p t on @p w with @p h joins the
 // bundle (flushed first if it cannot: X-ops to a target stay in order).
@@ -288,8 +289,8 @@ inline bool bundled(Window *w, int t, ucx_ifunc_h h)
         if (b.w == w && b.target == t && b.h == h) return true;
         bundle_flush();
     }
-    if (b.alone_w == w && b.alone_target == t && b.alone_h == h) return true;  // (the second of a stream)
-    b.alone_w = w;
+    if (g_bundle_alone == w && b.alone_target == t && b.alone_h == h) return true;  // (the second of a stream)
+    g_bundle_alone = w;
     b.alone_target = t;
     b.alone_h = h;
     return false;
@@ -336,12 +337,7 @@ bool type_ok(MPI_Datatype t)
 }  // namespace
 
 unsigned g_bundled = 0;
-
-void bundle_synced()
-{
-    bundle_flush_if_any();
-    bundle.alone_w = nullptr;
-}
+const void *g_bundle_alone = nullptr;
 
 void bundle_flush()
 {

@@ -148,6 +148,7 @@ void Runtime::stop()
     }
     std::lock_guard<std::recursive_mutex> guard(mu);
     if (!started_) return;
+    bundle_flush_if_any();  // (its window was not freed: it goes like the X-ops sent before it)
     progress_ctx_ = nullptr;  // (windows still alive are abandoned: progress_other() serves nothing now)
     progress_hook_unregister();
     for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);

@@ -535,7 +535,7 @@ XRDMA_HOT void ucx_ifunc_ctx_set_forward_prefix(xrdma_ctx_t *x, size_t prefix_le
 int ucx_ifunc_ctx_answered(xrdma_ctx_t *x) { return x->replied || x->forwarded; }
 int ucx_ifunc_ctx_next_call(xrdma_ctx_t *x)
 {
-    if (x->forwarded) return -1;
+    if (!x || x->forwarded) return -1;
     x->replied = false;
     x->reply.clear();
     return 0;

@@ -45,9 +45,8 @@ int main(int argc, char **argv)
     CHECK(MPIX_Ifunc_load(argv[argc - 2], "set_flag", &set_flag) == MPI_SUCCESS, "load set_flag");
     CHECK(MPIX_Ifunc_load(argv[argc - 1], "bump", &bump) == MPI_SUCCESS, "load bump");
     void *base;
-    const int dynamic = mt_window(kind, 64, 8, &base, &win);
+    mt_window(kind, 64, 8, &base, &win);
     mem = base;
-    (void)dynamic;
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     const int t = (mt_rank + 1) % size;
     reset();

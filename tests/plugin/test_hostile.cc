@@ -199,6 +199,23 @@ protected:
         EXPECT_TRUE(c->peer_alive(1));
     }
 
+    // What @p n invocations of basic's count at rank 1 answered, in turn
+    // (fewer if one failed: the test has failed then).
+    std::vector<uint64_t> counted(ucx_ifunc_h count, int n)
+    {
+        std::vector<uint64_t> got;
+        for (int i = 0; i < n; ++i) {
+            Result r = c->invoke(count, 1, nullptr, 0);
+            EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+            EXPECT_EQ(8u, r.reply.size());
+            if (r.status != UCX_IFUNC_OK || r.reply.size() != 8) break;
+            uint64_t v;
+            memcpy(&v, r.reply.data(), 8);
+            got.push_back(v);
+        }
+        return got;
+    }
+
     std::unique_ptr<Cluster> c;
     std::vector<ucx_ifunc_h> fs;
 };
@@ -852,13 +869,10 @@ TEST_F(Hostile, MalformedRingMessages)
     // itself; whatever it did, every answer came back.
     ucx_ifunc_h count = nullptr;
     ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_register_file(c->ctx, Cluster::image_path("basic").c_str(), "count", &count));
+    const std::vector<uint64_t> got = counted(count, 40);
+    ASSERT_EQ(40u, got.size());
     uint64_t last = 0;
-    for (int i = 0; i < 40; ++i) {
-        Result r = c->invoke(count, 1, nullptr, 0);
-        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
-        uint64_t v = 0;
-        ASSERT_EQ(8u, r.reply.size());
-        memcpy(&v, r.reply.data(), 8);
+    for (uint64_t v : got) {
         EXPECT_GT(v, last);
         last = v;
     }
@@ -924,20 +938,9 @@ TEST_F(Hostile, GarbageFramesInARing)
     EXPECT_EQ(before.executed, after.executed) << "a garbage frame ran code";
     ASSERT_TRUE(c->peer_alive(1)) << "the target died";
     // The sender's own invocations go on through the same ring, in order.
-    Result r0 = c->invoke(count, 1, nullptr, 0);
-    ASSERT_EQ(UCX_IFUNC_OK, r0.status) << r0.message;
-    uint64_t last = 0;
-    ASSERT_EQ(8u, r0.reply.size());
-    memcpy(&last, r0.reply.data(), 8);
-    for (int i = 0; i < 40; ++i) {
-        Result ri = c->invoke(count, 1, nullptr, 0);
-        ASSERT_EQ(UCX_IFUNC_OK, ri.status) << ri.message;
-        uint64_t v = 0;
-        ASSERT_EQ(8u, ri.reply.size());
-        memcpy(&v, ri.reply.data(), 8);
-        EXPECT_EQ(last + 1, v);
-        last = v;
-    }
+    const std::vector<uint64_t> got = counted(count, 41);
+    ASSERT_EQ(41u, got.size());
+    for (size_t i = 1; i < got.size(); ++i) EXPECT_EQ(got[i - 1] + 1, got[i]);
     EXPECT_GT(c->peer_stats(1).ring_frames, after.ring_frames) << "the ring stopped turning";
     expect_serving();
 }

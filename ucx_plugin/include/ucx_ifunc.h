@@ -355,7 +355,8 @@ int ucx_ifunc_ctx_forwarded(struct xrdma_ctx *x);
  * invocation (calls of an ifunc that stays, ucx_ifunc_stays()): after one
  * call, before the next. What that call replied is dropped (the invocation
  * answers for all its calls, without reply bytes). @return 0, or -1 if it
- * forwarded: the invocation cannot go on (fail it, ucx_ifunc_ctx_fail()).
+ * forwarded (the invocation cannot go on: fail it, ucx_ifunc_ctx_fail()) or
+ * @p x is NULL.
  */
 int ucx_ifunc_ctx_next_call(struct xrdma_ctx *x);
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()

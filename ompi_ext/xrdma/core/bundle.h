@@ -1,8 +1,8 @@
 // Bundles of X-operations (origin side, ops.cc): a stream of small
 // MPIX_Xinvoke calls to one target, with one function whose invocations end
 // where they run (ucx_ifunc_stays(): its image never forwards), goes as
-// one invocation of up to XRDMA_BUNDLE of them. The target runs them in order (window_dispatch(),
-// op_target.cc); one acknowledgement answers all. A bundle waits here until
+// one invocation of up to XRDMA_BUNDLE of them. The target runs them in
+// order (window_dispatch(), op_target.cc); one acknowledgement answers all. A bundle waits here until
 // it is full, or an X-op of another kind, window, target or function comes,
 // or any progress pass or synchronisation call: never past the next.
 #pragma once

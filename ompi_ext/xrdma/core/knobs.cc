@@ -33,9 +33,10 @@ const Knob knobs[] = {
     {"XRDMA_BUNDLE", "8",
      "MPIX_Xinvoke calls sent as one message at most (1 to 64; 1: each alone). A stream of Xinvokes without a request, "
      "with up to 64 bytes of arguments, to one target, with one function whose invocations end where they run (its "
-     "image does not call xrdma_forward: ucx_ifunc_stays in ucx_ifunc(3)), goes in bundles (from the second after a synchronisation call on): the target runs them in order under one invocation (their replies dropped, as the origin drops an "
-     "Xinvoke's reply) and one acknowledgement answers them all. A bundle "
-     "goes when it is full or 768 bytes, at the next X-operation of another kind, target, window or function, and at "
+     "image does not call xrdma_forward: ucx_ifunc_stays in ucx_ifunc(3)), goes in bundles (from the second after a "
+     "synchronisation call on): the target runs them in order under one invocation (their replies dropped, as the "
+     "origin drops an Xinvoke's reply) and one acknowledgement answers them all. A bundle goes when it is full or 768 "
+     "bytes, at the next X-operation of another kind, target, window or function, and at "
      "any progress pass or synchronisation call. When one X-op of a bundle fails, those behind it in the bundle do "
      "not run; the synchronisation call reports the error."},
     {"XRDMA_DEBUG_WINDOW_FAIL", "0",

@@ -248,6 +248,12 @@ inline unsigned lazy_ack(Window *w, int t)
     return ++w->unsynced[size_t(t)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
 }
 
+constexpr size_t kRecordHdr = 4 + sizeof(OpHdr);  // a record's length word and X-op header
+// A bundle stays a small message: 8 Xinvokes of the most arguments
+// (kSmallArgs) fit; a record that would not fit sends the bundle first.
+constexpr size_t kBundleBytes = 768;
+static_assert(sizeof(OpHdr) + 8 * (kRecordHdr + kSmallArgs) <= kBundleBytes, "8 records of the most arguments fit");
+
 // The bundle (bundle.h): [OpHdr kBundle][records], built in place.
 struct Bundle {
     Window *w = nullptr;
@@ -261,11 +267,9 @@ struct Bundle {
     int alone_target = -1;
     ucx_ifunc_h alone_h = nullptr;
     size_t len = 0;  // bytes so far, its header's included
-    alignas(8) uint8_t bytes[sizeof(OpHdr) + kBundleMaxOps * (4 + sizeof(OpHdr) + kSmallArgs)];
+    alignas(8) uint8_t bytes[kBundleBytes];
 };
 Bundle bundle;
-constexpr size_t kRecordHdr = 4 + sizeof(OpHdr);  // a record's length word and X-op header
-constexpr size_t kBundleBytes = 768;  // a bundle stays a small message (8 Xinvokes of up to 72 bytes of arguments)
 
 // XRDMA_BUNDLE: X-ops per bundle at most (1: none bundled); read once.
 unsigned g_bundle_max = 0;

@@ -45,10 +45,26 @@ __attribute__((unused)) static double bench_now_us(void)
 struct bench_ucx {
     ucp_context_h ucp;
     ucp_worker_h worker;
-    ucp_ep_h *eps; /* eps[r]; NULL for this rank */
+    ucp_ep_h *eps; /* eps[r]; NULL for this rank (on demand: NULL until connected, bench_ucx_ep()) */
     ucx_ifunc_context_h ictx;
     int rank, size;
+    char *addresses; /* on demand: every rank's worker address, at displs[r] */
+    int *displs;
 };
+
+/* The endpoint to rank @p r, made now if there is none (bench_ucx_init_on_demand()). */
+__attribute__((unused)) static ucp_ep_h bench_ucx_ep(struct bench_ucx *b, int r)
+{
+    if (b->eps[r] || !b->addresses || r == b->rank) return b->eps[r];
+    ucp_ep_params_t ep;
+    memset(&ep, 0, sizeof(ep));
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep.address = (const ucp_address_t *)(b->addresses + b->displs[r]);
+    if (ucp_ep_create(b->worker, &ep, &b->eps[r]) != UCS_OK) b->eps[r] = NULL;
+    return b->eps[r];
+}
+/* The ifunc context's connect hook: the same endpoint (one per pair). */
+static ucp_ep_h bench_ucx_connect(void *b, int rank) { return bench_ucx_ep((struct bench_ucx *)b, rank); }
 
 static void bench_ucx_check(ucs_status_t st, const char *what)
 {
@@ -57,8 +73,10 @@ static void bench_ucx_check(ucs_status_t st, const char *what)
 
 /* Context (AM + RMA), worker, ifunc context; worker addresses exchanged with
  * MPI_Allgather of their lengths then MPI_Allgatherv; an endpoint to every
- * other rank, each made a peer of the ifunc context. */
-__attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
+ * other rank, each made a peer of the ifunc context, or with @p on_demand
+ * none until the first message either way needs it (the ifunc context's
+ * connect hook, bench_ucx_ep()). */
+static void bench_ucx_setup(struct bench_ucx *b, void *user_ptr, int on_demand)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b->size);
@@ -102,10 +120,23 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     /* Every rank adds every other as a peer below, before any rank sends
      * (the barrier after): warm invocations name their sender by rank. */
     cp.peers_by_rank = 1;
+    if (on_demand) {
+        cp.dispatch_arg = b; /* (the default dispatch ignores it) */
+        cp.connect = bench_ucx_connect;
+    }
     ucx_ifunc_status_t ist = ucx_ifunc_context_create(&cp, &b->ictx);
     if (ist != UCX_IFUNC_OK) bench_die("ucx_ifunc_context_create: %s", ucx_ifunc_status_string(ist));
 
     b->eps = calloc(b->size, sizeof(ucp_ep_h));
+    b->addresses = NULL;
+    b->displs = NULL;
+    if (on_demand) {
+        b->addresses = all;
+        b->displs = displs;
+        free(lens);
+        MPI_Barrier(MPI_COMM_WORLD); /* every context exists before anyone sends */
+        return;
+    }
     for (int r = 0; r < b->size; ++r) {
         if (r == b->rank) continue;
         ucp_ep_params_t ep;
@@ -120,6 +151,14 @@ __attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *us
     free(lens);
     free(displs);
     MPI_Barrier(MPI_COMM_WORLD); /* peers_by_rank: no rank sends before all know it */
+}
+__attribute__((unused)) static void bench_ucx_init(struct bench_ucx *b, void *user_ptr)
+{
+    bench_ucx_setup(b, user_ptr, 0);
+}
+__attribute__((unused)) static void bench_ucx_init_on_demand(struct bench_ucx *b, void *user_ptr)
+{
+    bench_ucx_setup(b, user_ptr, 1);
 }
 
 /* Wait until every operation this rank started on its worker completed
@@ -155,6 +194,8 @@ __attribute__((unused)) static void bench_ucx_fini(struct bench_ucx *b)
     ucp_worker_destroy(b->worker);
     ucp_cleanup(b->ucp);
     free(b->eps);
+    free(b->addresses);
+    free(b->displs);
 }
 
 /* Idle progress calls before sched_yield: none when the ranks of this node

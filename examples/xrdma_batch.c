@@ -16,7 +16,10 @@
  *
  * Every invocation's completion is checked, and at the end every target's
  * counter against what rank 0 sent it. Only rank 0 reads the image; the
- * others receive the code over UCX. MPI bootstraps UCX.
+ * others receive the code over UCX. MPI bootstraps UCX; the ranks connect on
+ * demand (ucx_ifunc_context_params_t.connect): rank 0 to every target as it
+ * first invokes there, each target only back to rank 0, which it answers
+ * (checked: ucx_ifunc_stats() counts each process's peers).
  *
  *   mpirun -n N xrdma_batch [-b 64] [-r 200] [--image PATH]
  */
@@ -51,13 +54,13 @@ static double one_batch(struct bench_ucx *u, ucx_ifunc_h bump, long n, int64_t d
     const double t0 = chase_now_us();
     for (long i = 0; i < n; ++i)
         for (int t = 1; t < u->size; ++t) {
-            ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(bump, u->eps[t], &delta, sizeof(delta),
+            ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(bump, bench_ucx_ep(u, t), &delta, sizeof(delta),
                                                          lazy ? UCX_IFUNC_INVOKE_LAZY_ACK : 0, counted, &b);
             if (st != UCX_IFUNC_INPROGRESS) bench_die("ucx_ifunc_invoke_nbx: %s", ucx_ifunc_status_string(st));
             b.left++;
         }
     if (lazy)
-        for (int t = 1; t < u->size; ++t) ucx_ifunc_request_acks(u->ictx, u->eps[t]); /* once per batch */
+        for (int t = 1; t < u->size; ++t) ucx_ifunc_request_acks(u->ictx, bench_ucx_ep(u, t)); /* once per batch */
     while (b.left > 0) ucx_ifunc_progress_wait(u->ictx); /* waits for answers: watches the rings between passes */
     *failed += b.failed;
     return chase_now_us() - t0;
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
 
     int64_t counter = 0; /* what bump() adds to, at every rank but 0 */
     struct bench_ucx u;
-    bench_ucx_init(&u, &counter);
+    bench_ucx_init_on_demand(&u, &counter);
     const long spin = bench_choose_spin();
     if (spin == 0) ucx_ifunc_set_spin(u.ictx, 0); /* more ranks here than cores: progress does not spin on rings */
 
@@ -145,7 +148,16 @@ int main(int argc, char **argv)
     bench_serve_until(&u, &stop, spin, NULL);
 
     MPI_Bcast(&sent, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    int wrong = bench_rank != 0 && counter != sent, any_wrong = 0;
+    /* Peers on demand: a target's peer table holds rank 0 at most (none
+     * where rank 0's messages came through a ring, which knows its
+     * sender), never another target. */
+    ucx_ifunc_stats_t st;
+    ucx_ifunc_stats(u.ictx, &st);
+    const uint64_t most_peers = bench_rank == 0 ? (uint64_t)(size - 1) : 1;
+    int wrong = (bench_rank != 0 && counter != sent) || st.peers > most_peers, any_wrong = 0;
+    if (st.peers > most_peers)
+        fprintf(stderr, "xrdma_batch: rank %d has %" PRIu64 " peers, at most %" PRIu64 " expected\n", bench_rank,
+                (uint64_t)st.peers, most_peers);
     MPI_Reduce(&wrong, &any_wrong, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (wrong) fprintf(stderr, "xrdma_batch: rank %d counted %" PRId64 ", expected %" PRId64 "\n", bench_rank,
                        counter, sent);

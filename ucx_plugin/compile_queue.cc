@@ -25,6 +25,9 @@ namespace {
 struct Parked {
     std::unique_ptr<QueuedIncoming> in;  // a copy: the original may be UCX's buffer; nullptr: a hole
     std::string key;               // the compile it waits for; empty: it waits behind the one before
+    // Deferred by the layer (key empty): tried again once g_resumed moved past this.
+    bool deferred = false;
+    uint64_t resumed = 0;
     // A hole: the X-op its sender was asked to resend (its origin's rank and request id).
     int32_t origin = 0;
     uint64_t req_id = 0;
@@ -40,12 +43,14 @@ struct Queue {
     // The X-op being run from the front of @p releasing's queue: it is not
     // parked behind the ones it was in front of.
     ucp_ep_h releasing = nullptr;
+    ucp_ep_h front = nullptr;  // (the same, for the whole of its run: a deferral puts it back first)
     bool in_release = false;
     bool compiled = false;  // and its compile is done: it loads now
 };
 
 std::mutex g_mu;
 std::unordered_map<ucx_ifunc_context *, Queue> g_queues;
+std::atomic<uint64_t> g_resumed{0};  // compile_queue_resume() calls
 
 // Who sent @p in first (origin rank and request id: at the same place in
 // both invocation headers and in a withdrawal).
@@ -139,6 +144,7 @@ bool next_ready(Queue &q, Parked *out, ucp_ep_h *ep)
         if (s.ops.empty()) continue;
         Parked &p = s.ops.front();
         if (!p.in || (!p.key.empty() && !jit_compile_done(p.key))) continue;  // a hole, or compiling
+        if (p.deferred && p.resumed == g_resumed.load(std::memory_order_relaxed)) continue;  // not resumed since
         *out = std::move(p);
         *ep = s.ep;
         s.ops.pop_front();
@@ -196,6 +202,7 @@ unsigned release_ready(ucx_ifunc_context *ctx)
                 break;
             }
             q.releasing = ep;
+            q.front = ep;
             q.in_release = true;
             q.compiled = !p.key.empty();
         }
@@ -208,7 +215,10 @@ unsigned release_ready(ucx_ifunc_context *ctx)
         {
             std::lock_guard<std::mutex> g(g_mu);
             auto it = g_queues.find(ctx);
-            if (it != g_queues.end()) it->second.in_release = false;
+            if (it != g_queues.end()) {
+                it->second.in_release = false;
+                it->second.front = nullptr;
+            }
         }
         if (!p.key.empty()) jit_compile_release(p.key);
     }
@@ -297,6 +307,21 @@ void compile_queue_need(ucx_ifunc_context *ctx, const Incoming &in, ReplyKind ki
     sender_of(g_queues[ctx], in.reply_ep).ops.push_front(std::move(p));
     g_compile_parked++;
 }
+
+void compile_queue_defer(ucx_ifunc_context *ctx, const Incoming &in)
+{
+    std::lock_guard<std::mutex> g(g_mu);
+    Queue &q = g_queues[ctx];
+    Sender &s = sender_of(q, in.reply_ep);
+    Parked p{copy_of(in), std::string(), true, g_resumed.load(std::memory_order_relaxed)};
+    if (q.front == in.reply_ep)
+        s.ops.push_front(std::move(p));  // it was first: it stays first
+    else
+        s.ops.push_back(std::move(p));  // (nothing of its sender waited: arrive() checked)
+    g_compile_parked++;
+}
+
+void compile_queue_resume() { g_resumed.fetch_add(1, std::memory_order_relaxed); }
 
 bool compile_queue_withdrawal(ucx_ifunc_context *ctx, const Incoming &in)
 {

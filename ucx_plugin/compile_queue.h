@@ -9,6 +9,9 @@
 // fails with the compile's error like an in-process compile would; then the
 // X-ops parked behind it run, in order.
 //
+// The same queue keeps the X-ops the layer above deferred (a window still
+// being created: ucx_ifunc_ctx_defer()) until it resumes them, in order.
+//
 // The same queue keeps order across a resend (ucx_ifunc(3), issue order):
 // a target that answers an X-op "need code" or "need bind" opens a hole at
 // the front of its sender's queue, which that X-op's resend (same origin
@@ -46,6 +49,12 @@ void compile_queue_need(ucx_ifunc_context *ctx, const Incoming &in, ReplyKind ki
 // changes nothing if there is none), a malformed one is dropped with a
 // warning.
 bool compile_queue_withdrawal(ucx_ifunc_context *ctx, const Incoming &in);
+// Keep invocation @p in, which the layer deferred (ucx_ifunc_ctx_defer()),
+// until compile_queue_resume(); its sender's later X-ops wait behind it. One
+// that was released from the front of its sender's queue goes back there.
+void compile_queue_defer(ucx_ifunc_context *ctx, const Incoming &in);
+// The layer may now take what it deferred: tried again from the next pass.
+void compile_queue_resume();
 // Poll the compiles and run the parked X-ops that may run now, of every
 // context on @p ctx's worker; the number run.
 unsigned compile_queue_release(ucx_ifunc_context *ctx);

@@ -15,6 +15,7 @@
 #include "xrdma_config.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -65,15 +66,46 @@ std::shared_ptr<const std::vector<uint8_t>> find_image_bytes(ucx_ifunc_context *
 
 }  // namespace xrdma
 
+namespace {
+
+void peer_set(ucx_ifunc_context *ctx, int rank, ucp_ep_h ep)
+{
+    if (ctx->peer_eps.size() <= size_t(rank)) ctx->peer_eps.resize(size_t(rank) + 1, nullptr);
+    if (!ctx->peer_eps[size_t(rank)]) ctx->stats.peers++;
+    ctx->peer_eps[size_t(rank)] = ep;
+}
+
+}  // namespace
+
+namespace xrdma {
+
+// (A peer that joins this way was simply absent before: what the memos
+// remember of other peers still holds, so the epoch stays.)
+ucp_ep_h peer_connect(ucx_ifunc_context *ctx, int32_t rank)
+{
+    if (!ctx->params.connect || rank < 0 || rank >= ctx->params.size) return nullptr;
+    const ucp_ep_h ep = ctx->params.connect(ctx->params.dispatch_arg, rank);
+    if (ep && !ctx->failed_eps.count(ep)) {
+        peer_set(ctx, rank, ep);
+        return ep;
+    }
+    return nullptr;
+}
+
+}  // namespace xrdma
+
 extern "C" {
 
 const char *ucx_ifunc_version(void) { return PACKAGE_VERSION; }
 
-// peers_by_rank took the padding after am_id: the members after it, and the
-// size, are those of the parameters before it (LP64).
+// peers_by_rank took the padding after am_id: the members after it are
+// where they were; connect came last (LP64).
 static_assert(sizeof(void *) != 8 || (offsetof(ucx_ifunc_context_params_t, runs_here) == 48 &&
-                                      sizeof(ucx_ifunc_context_params_t) == 72),
+                                      offsetof(ucx_ifunc_context_params_t, connect) == 72 &&
+                                      sizeof(ucx_ifunc_context_params_t) == 80),
               "ucx_ifunc_context_params_t layout");
+
+static std::atomic<uint64_t> g_contexts{0};  // alive in this process (ucx_ifunc_stats_t.contexts)
 
 ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *params,
                                             ucx_ifunc_context_h *ctx_p)
@@ -96,6 +128,7 @@ ucx_ifunc_status_t ucx_ifunc_context_create(const ucx_ifunc_context_params_t *pa
         XRDMA_INFO("active messages unavailable on this worker (%s): put-and-poll only",
                    ucs_status_string(st));
     rings_create(ctx, params->ucp_context);
+    g_contexts++;
     *ctx_p = ctx;
     return UCX_IFUNC_OK;
 }
@@ -115,14 +148,14 @@ void ucx_ifunc_context_destroy(ucx_ifunc_context_h ctx)
     fail_pending(ctx, nullptr, "context destroyed before the reply arrived");
     compile_queue_drop(ctx);
     forget_queued(ctx);
+    g_contexts--;
     delete ctx;
 }
 
 ucx_ifunc_status_t ucx_ifunc_peer_add(ucx_ifunc_context_h ctx, int rank, ucp_ep_h ep)
 {
     if (!ctx || rank < 0 || !ep) return UCX_IFUNC_ERR_INVALID_PARAM;
-    if (ctx->peer_eps.size() <= size_t(rank)) ctx->peer_eps.resize(size_t(rank) + 1, nullptr);
-    ctx->peer_eps[size_t(rank)] = ep;
+    peer_set(ctx, rank, ep);
     ctx->origin_last = -1;
     ctx->bound_epoch++;
     return UCX_IFUNC_OK;
@@ -147,7 +180,11 @@ void ucx_ifunc_peer_failed(ucx_ifunc_context_h ctx, ucp_ep_h ep)
         it = ctx->acks.erase(it);
         ctx->acks_last = nullptr;  // (the others moved)
     }
-    std::replace(ctx->peer_eps.begin(), ctx->peer_eps.end(), ep, ucp_ep_h(nullptr));
+    for (ucp_ep_h &p : ctx->peer_eps)
+        if (p == ep) {
+            p = nullptr;
+            ctx->stats.peers--;
+        }
     fail_pending(ctx, ep, "peer failed or unreachable");
 }
 
@@ -170,6 +207,8 @@ void ucx_ifunc_stats(ucx_ifunc_context_h ctx, ucx_ifunc_stats_t *stats)
     if (!ctx || !stats) return;
     *stats = ctx->stats;
     stats->cache_entries = ctx->cache.size();
+    stats->contexts = g_contexts.load();
+    rings_stats(ctx, stats);
 }
 
 const char *ucx_ifunc_status_string(ucx_ifunc_status_t s)

@@ -189,8 +189,13 @@ struct xrdma_ctx {
     ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail() or on a fault
     std::string fail_message;
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
-    int exec_rank;                     // whose memory it runs on (xrdma_rank())
+    int exec_rank;                     // whose memory it runs on (the peer)
+    int shown_rank;                    // exec_rank as its function sees it (xrdma_rank(): in the view's ranks)
     bool local;                        // started here by ucx_ifunc_invoke_local()
+    bool deferred;                     // the layer deferred it (ucx_ifunc_ctx_defer()): kept, not answered
+    // The ranks its function sees (ucx_ifunc_ctx_set_view()); nullptr: the
+    // context's own. Set by the dispatch hook, cleared when a dispatch starts.
+    const ucx_ifunc_view_t *view;
     // Hops of this dispatch that continued here (run_chain): their
     // arguments, and how many there were.
     xrdma::Bytes hop_args;
@@ -215,7 +220,7 @@ struct xrdma_ctx {
         layer_data = nullptr;
         fail_status = UCX_IFUNC_OK;
         if (!fail_message.empty()) fail_message.clear();
-        exec_rank = rank;
+        exec_rank = shown_rank = rank;
     }
 };
 
@@ -364,12 +369,33 @@ struct ucx_ifunc_context {
 
 namespace xrdma {
 
+// A rank the peer table has no endpoint for: connected on demand through
+// the layer's connect hook (context.cc), else nullptr.
+ucp_ep_h peer_connect(ucx_ifunc_context *ctx, int32_t rank);
 // The endpoint of peer @p rank of @p ctx, or nullptr: not a peer (never
-// added, or failed since).
-inline ucp_ep_h peer_ep(const ucx_ifunc_context *ctx, int32_t rank)
+// added nor connectable, or failed since).
+inline ucp_ep_h peer_ep(ucx_ifunc_context *ctx, int32_t rank)
 {
-    return __builtin_expect(rank >= 0 && size_t(rank) < ctx->peer_eps.size(), 1) ? ctx->peer_eps[size_t(rank)]
-                                                                                  : nullptr;
+    if (__builtin_expect(rank >= 0 && size_t(rank) < ctx->peer_eps.size(), 1)) {
+        const ucp_ep_h ep = ctx->peer_eps[size_t(rank)];
+        if (__builtin_expect(ep != nullptr, 1)) return ep;
+    }
+    return peer_connect(ctx, rank);
+}
+
+// The rank of peer @p peer as the function of @p x sees it (its view's), and
+// the peer of its rank @p rank (-1: not in the view).
+inline int view_rank(const xrdma_ctx *x, int peer)
+{
+    const ucx_ifunc_view_t *v = x->view;
+    return __builtin_expect(v == nullptr || v->rank_of == nullptr, 1) ? peer : v->rank_of(v, peer);
+}
+inline int view_peer(const xrdma_ctx *x, int rank)
+{
+    const ucx_ifunc_view_t *v = x->view;
+    if (__builtin_expect(v == nullptr, 1)) return rank;
+    if (rank < 0 || rank >= v->size) return -1;
+    return v->peer_of ? v->peer_of[rank] : rank;
 }
 
 // Send an invocation (header + entry + optional image + args) on @p ep:
@@ -552,6 +578,7 @@ inline int dispatch_entry(ucx_ifunc_context *ctx, xrdma_ctx *x, void *entry, con
 {
     x->payload = static_cast<const uint8_t *>(args);
     x->real_entry = reinterpret_cast<xrdma_ifunc_entry_t>(entry);
+    x->view = nullptr;  // (shown_rank is exec_rank: next_call())
     t_dispatching++;
     ctx->in_dispatch++;
     const int rc = ctx->params.dispatch(ctx->params.dispatch_arg, x, guarded_entry, args, args_len);

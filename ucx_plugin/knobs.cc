@@ -27,6 +27,11 @@ const Knob knobs[] = {
      "auto: small messages (up to 1000 bytes with their header) to a peer whose memory UCX maps into this "
      "process (shared memory) are written into a ring in the peer's memory that its progress polls; elsewhere, "
      "and for larger messages, active messages. off: active messages only."},
+    {"XRDMA_RING_MEMORY", "8388608",
+     "Bytes of shared memory a process reserves for the rings its peers write into (one segment, made when "
+     "the first peer asks; pages cost memory once used). The first 8 senders get rings of 128 slots (132 KiB), "
+     "later ones of 16 (16 KiB): the default holds the rings of 255 senders, a node of 256 ranks. A sender "
+     "beyond it sends active messages (said at XRDMA_LOG_LEVEL=debug)."},
     {"XRDMA_RING_LINGER", "32",
      "After a progress pass that ran invocations taken from rings (and took no reply or acknowledgement), "
      "this many more empty looks at the rings before progress returns (no UCX pass, no system call; each "

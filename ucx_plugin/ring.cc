@@ -18,7 +18,15 @@
 // sender's messages in the order they were sent, on either path.
 //
 // Ring memory: [control: consumed frame count, 64 bytes][slot]... A slot
-// holds a RingSlotHdr and the message. A warm invocation runs from its slot
+// holds a RingSlotHdr and the message. A context's rings lie in one UCX
+// allocation (RingPool), made at its first request or offer and bounded by
+// XRDMA_RING_MEMORY: one shared segment per process, whatever the number of
+// peers (a segment per ring filled a node's System V table at 32 ranks).
+// Its first bytes are the probe. The first kBigRings senders get
+// kRingSlots-slot rings, later ones kSmallRingSlots: a node of many ranks
+// keeps the memory per rank small, a few peers keep their full window of
+// small X-ops in flight. A sender the pool has no room for is refused (its
+// messages stay active messages), which the receiver says at debug level. A warm invocation runs from its slot
 // and the consumed count (the sender's credit) is stored when it ends; any
 // other frame is copied out of the ring before it is handled, and its
 // credit stored at once (ring_take()).
@@ -42,6 +50,8 @@ namespace xrdma {
 namespace {
 
 constexpr uint32_t kRingSlots = 128;  // a power of two
+constexpr uint32_t kSmallRingSlots = 16;  // the same, for the senders after the first kBigRings
+constexpr unsigned kBigRings = 8;
 constexpr uint32_t kRingSlotSize = 1024;  // a warm invocation, or the acks of a window of 64 X-ops
 // A frame this small (a warm invocation's header and args) is copied out of
 // its slot as a block of this size, without a call: the slot has the room.
@@ -55,26 +65,59 @@ constexpr uint16_t kMaxRkey = 4096;
 
 struct RingIn {
     ucp_ep_h ep;  // the sender (its reply endpoint here)
-    ucp_mem_h mem = nullptr;
-    uint8_t *base = nullptr;  // nullptr once freed (declined)
+    uint32_t slots = 0;       // (a power of two)
+    uint8_t *base = nullptr;  // in the pool; nullptr once freed (declined)
+    uint64_t mask = 0;        // slots - 1
+    uint8_t *slots_base = nullptr;  // base + kRingCtrl
     uint64_t next = 0;        // the next frame's number
     uint64_t am_arrived = 0;  // active messages from ep since the request
     bool held = false;        // a warm invocation runs from its slot (ring_take())
 };
 
+// A context's ring memory (ring.cc, the opening comment): slices of one
+// UCX allocation, handed out from its end and returned to a free list.
+struct RingPool {
+    ucp_mem_h mem = nullptr;
+    uint8_t *base = nullptr;
+    size_t size = 0, used = 0, given = 0;  // the allocation; its bytes handed out so far; in use now
+    std::vector<std::pair<size_t, size_t>> free;  // slices returned (offset, length)
+    std::vector<uint8_t> key;  // packed once: every offer and request carries it
+    bool failed = false;       // could not be made: no rings in this context
+
+    // A slice of @p len bytes, zeroed (fresh pages are: they are not
+    // touched here, so a ring costs memory only as it is used).
+    uint8_t *take(size_t len)
+    {
+        for (size_t i = 0; i < free.size(); ++i)
+            if (free[i].second == len) {
+                uint8_t *p = base + free[i].first;
+                free.erase(free.begin() + long(i));
+                given += len;
+                memset(p, 0, len);  // (no stale frame may look fresh)
+                return p;
+            }
+        if (used + len > size) return nullptr;
+        uint8_t *p = base + used;
+        used += len;
+        given += len;
+        return p;
+    }
+    void put(uint8_t *p, size_t len)
+    {
+        free.emplace_back(size_t(p - base), len);
+        given -= len;
+    }
+};
+
 struct Rings {
     ucp_context_h ucp = nullptr;
+    RingPool pool;
     std::unordered_map<ucp_ep_h, std::unique_ptr<RingOut>> outs;  // (the last one looked up: in the context)
     // Kept until the context goes (a frame being handled may refer to its
     // ring's entry), freed memory and all.
     std::vector<std::unique_ptr<RingIn>> ins;
     RingIn *in_last = nullptr;
-    // A few bytes of UCX memory whose key goes with each request: a peer that
-    // cannot map them refuses before it allocates a ring (made on the first
-    // request; probe_key empty if it could not be made).
-    ucp_mem_h probe = nullptr;
-    void *probe_addr = nullptr;
-    std::vector<uint8_t> probe_key;
+    unsigned rings_in = 0;  // senders with a ring here now
 };
 
 namespace {
@@ -108,7 +151,7 @@ void polled_remove(ucx_ifunc_context *ctx)
 }
 
 ucx_ifunc_status_t send_ring_msg(ucx_ifunc_context *ctx, ucp_ep_h ep, RingKind kind, uint64_t addr,
-                                 const void *rkey = nullptr, uint16_t rkey_len = 0)
+                                 const void *rkey = nullptr, uint16_t rkey_len = 0, uint32_t slots = 0)
 {
     RingMsg m{};
     m.magic = kRingMagic;
@@ -117,11 +160,13 @@ ucx_ifunc_status_t send_ring_msg(ucx_ifunc_context *ctx, ucp_ep_h ep, RingKind k
     m.addr = addr;
     m.rkey_len = rkey_len;
     if (kind == kRingOffer) {
-        m.slots = kRingSlots;
+        m.slots = slots;
         m.slot_size = kRingSlotSize;
     }
     return send_control(ctx, ep, &m, sizeof(m), rkey, rkey_len);
 }
+
+size_t ring_bytes(uint32_t slots) { return kRingCtrl + size_t(slots) * kRingSlotSize; }
 
 RingIn *find_in(Rings *g, ucp_ep_h ep)
 {
@@ -133,8 +178,10 @@ RingIn *find_in(Rings *g, ucp_ep_h ep)
 
 void free_in(Rings *g, RingIn &r)
 {
-    if (r.mem) ucp_mem_unmap(g->ucp, r.mem);
-    r.mem = nullptr;
+    if (r.base) {
+        g->pool.put(r.base, ring_bytes(r.slots));
+        g->rings_in--;
+    }
     r.base = nullptr;
     if (g->in_last == &r) g->in_last = nullptr;
 }
@@ -158,28 +205,46 @@ void *map_peer(ucp_ep_h ep, const void *data, size_t len, uint64_t addr, ucp_rke
     return nullptr;
 }
 
-// The sender: its probe's key (made once), for a request.
-const std::vector<uint8_t> &probe_key(Rings *g)
+// The context's ring memory, made on first use (XRDMA_RING_MEMORY bytes,
+// at least the probe and one small ring); nullptr if it cannot be made.
+RingPool *pool_of(Rings *g)
 {
-    if (g->probe) return g->probe_key;
+    RingPool &p = g->pool;
+    if (p.base || p.failed) return p.base ? &p : nullptr;
+    p.failed = true;  // (until it is made)
+    const size_t size =
+        std::max<size_t>(size_t(config_get_ull("XRDMA_RING_MEMORY")), kRingCtrl + ring_bytes(kSmallRingSlots));
     ucp_mem_map_params_t mp;
     mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    mp.length = 64;
+    mp.length = size;
     mp.flags = UCP_MEM_MAP_ALLOCATE;
     ucp_mem_attr_t ma;
-    ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+    ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    ucs_status_t st = ucp_mem_map(g->ucp, &mp, &p.mem);
+    if (st != UCS_OK) {
+        XRDMA_DEBUG("no ring memory (%zu bytes): ucp_mem_map: %s; active messages only", size, ucs_status_string(st));
+        p.mem = nullptr;
+        return nullptr;
+    }
     void *key = nullptr;
     size_t key_len = 0;
-    if (ucp_mem_map(g->ucp, &mp, &g->probe) != UCS_OK) {
-        g->probe = nullptr;
-        return g->probe_key;
+    if (ucp_mem_query(p.mem, &ma) != UCS_OK || ucp_rkey_pack(g->ucp, p.mem, &key, &key_len) != UCS_OK) {
+        ucp_mem_unmap(g->ucp, p.mem);
+        p.mem = nullptr;
+        return nullptr;
     }
-    if (ucp_mem_query(g->probe, &ma) == UCS_OK && ucp_rkey_pack(g->ucp, g->probe, &key, &key_len) == UCS_OK) {
-        if (key_len <= kMaxRkey) g->probe_key.assign(static_cast<uint8_t *>(key), static_cast<uint8_t *>(key) + key_len);
-        g->probe_addr = ma.address;
-        ucp_rkey_buffer_release(key);
+    if (key_len <= kMaxRkey) p.key.assign(static_cast<uint8_t *>(key), static_cast<uint8_t *>(key) + key_len);
+    ucp_rkey_buffer_release(key);
+    if (p.key.empty()) {
+        ucp_mem_unmap(g->ucp, p.mem);
+        p.mem = nullptr;
+        return nullptr;
     }
-    return g->probe_key;
+    p.base = static_cast<uint8_t *>(ma.address);
+    p.size = std::min<size_t>(size, ma.length);
+    p.used = kRingCtrl;  // the probe: what a request shows its receiver
+    p.failed = false;
+    return &p;
 }
 
 // The receiver: a ring for @p ep's messages, offered to it if this process
@@ -205,42 +270,26 @@ void offer(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *da
             free_in(g, *e);
             r = e.get();
         }
-    ucp_mem_map_params_t mp;
-    mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    mp.length = kRingCtrl + size_t(kRingSlots) * kRingSlotSize;
-    mp.flags = UCP_MEM_MAP_ALLOCATE;
-    ucp_mem_h mem;
-    ucs_status_t st = ucp_mem_map(g->ucp, &mp, &mem);
-    ucp_mem_attr_t ma;
-    ma.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-    if (st == UCS_OK && ucp_mem_query(mem, &ma) != UCS_OK) {
-        ucp_mem_unmap(g->ucp, mem);
-        st = UCS_ERR_NO_MEMORY;
-    }
-    if (st != UCS_OK) {
-        XRDMA_DEBUG("no ring for a peer: ucp_mem_map: %s", ucs_status_string(st));
+    RingPool *pool = pool_of(g);
+    uint32_t slots = g->rings_in < kBigRings ? kRingSlots : kSmallRingSlots;
+    uint8_t *mem = pool ? pool->take(ring_bytes(slots)) : nullptr;
+    if (!mem && pool && slots != kSmallRingSlots) mem = pool->take(ring_bytes(slots = kSmallRingSlots));
+    if (!mem) {
+        XRDMA_DEBUG("rank %d: no ring for a peer: %s; its messages stay active messages", ctx->params.rank,
+                    pool ? "XRDMA_RING_MEMORY is taken by the rings of other peers" : "no ring memory");
         send_ring_msg(ctx, ep, kRingRefuse, 0);
         return;
     }
-    memset(ma.address, 0, mp.length);
     if (!r) {
         g->ins.push_back(std::unique_ptr<RingIn>(new RingIn{ep}));
         r = g->ins.back().get();
         ctx->rings_in = true;  // (ins never shrinks while the context lives)
     }
-    *r = RingIn{ep, mem, static_cast<uint8_t *>(ma.address)};
+    *r = RingIn{ep, slots, mem, slots - 1u, mem + kRingCtrl};
+    g->rings_in++;
     polled_add(ctx);
-    void *rkey = nullptr;
-    size_t rkey_len = 0;
-    const bool packed = ucp_rkey_pack(g->ucp, r->mem, &rkey, &rkey_len) == UCS_OK;
-    if (!packed || rkey_len > kMaxRkey) {
-        if (packed) ucp_rkey_buffer_release(rkey);
-        free_in(g, *r);
-        send_ring_msg(ctx, ep, kRingRefuse, 0);
-        return;
-    }
-    send_ring_msg(ctx, ep, kRingOffer, reinterpret_cast<uintptr_t>(r->base), rkey, uint16_t(rkey_len));
-    ucp_rkey_buffer_release(rkey);
+    send_ring_msg(ctx, ep, kRingOffer, reinterpret_cast<uintptr_t>(r->base), pool->key.data(),
+                  uint16_t(pool->key.size()), slots);
 }
 
 // The sender: map the ring offered by @p ep, or decline it.
@@ -272,7 +321,7 @@ void accept(ucx_ifunc_context *ctx, ucp_ep_h ep, const RingMsg &m, const void *d
 
 uint8_t *slot_of(const RingIn &r, uint64_t frame)
 {
-    return r.base + kRingCtrl + ring_slot_index(frame, kRingSlots) * kRingSlotSize;
+    return r.slots_base + ((frame * kSlotStride) & r.mask) * kRingSlotSize;  // (ring_slot_index())
 }
 
 // Whether the next frame of @p r is there, in @p slot (its slot_of()).
@@ -405,14 +454,14 @@ void ring_sent_am(ucx_ifunc_context *ctx, ucp_ep_h ep, RingOut &r)
         return;
     }
     if (r.state != RingOut::kNone || ++r.am_sent < kRingAfter) return;
-    const std::vector<uint8_t> &probe = probe_key(ctx->rings);
-    if (probe.empty()) {  // (no UCX memory to show the peer: no ring)
+    RingPool *pool = pool_of(ctx->rings);
+    if (!pool) {  // (no UCX memory to show the peer: no ring)
         r.state = RingOut::kOff;
         return;
     }
     r.state = RingOut::kRequesting;  // (the request itself is not counted)
-    ucx_ifunc_status_t st = send_ring_msg(ctx, ep, kRingRequest, reinterpret_cast<uintptr_t>(ctx->rings->probe_addr),
-                                          probe.data(), uint16_t(probe.size()));
+    ucx_ifunc_status_t st = send_ring_msg(ctx, ep, kRingRequest, reinterpret_cast<uintptr_t>(pool->base),
+                                          pool->key.data(), uint16_t(pool->key.size()));
     r.state = (st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS) ? RingOut::kRequested : RingOut::kOff;
     r.am_sent = 0;
 }
@@ -533,10 +582,17 @@ void rings_destroy(ucx_ifunc_context *ctx)
     for (auto &r : g->ins) free_in(g, *r);
     for (auto &kv : g->outs)
         if (kv.second->rkey) ucp_rkey_destroy(kv.second->rkey);
-    if (g->probe) ucp_mem_unmap(g->ucp, g->probe);
+    if (g->pool.mem) ucp_mem_unmap(g->ucp, g->pool.mem);
     delete g;
     ctx->rings = nullptr;
     ctx->ring_out_memo.clear();
+}
+
+void rings_stats(const ucx_ifunc_context *ctx, ucx_ifunc_stats_t *stats)
+{
+    const Rings *g = ctx->rings;
+    stats->rings_in = g ? g->rings_in : 0;
+    stats->ring_bytes = g ? g->pool.given : 0;
 }
 
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep)

@@ -10,6 +10,7 @@
 
 #include "wire.h"
 #include "xrdma_common/bytes.h"
+#include "ucx_ifunc.h"
 
 #include <ucp/api/ucp.h>
 
@@ -225,5 +226,7 @@ extern unsigned g_ring_wait;
 void rings_create(ucx_ifunc_context *ctx, ucp_context_h ucp);
 void rings_destroy(ucx_ifunc_context *ctx);
 void rings_peer_failed(ucx_ifunc_context *ctx, ucp_ep_h ep);
+// The rings' counters (ucx_ifunc_stats()).
+void rings_stats(const ucx_ifunc_context *ctx, ucx_ifunc_stats_t *stats);
 
 }  // namespace xrdma

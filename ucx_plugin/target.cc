@@ -96,8 +96,10 @@ bool stays(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rank)
 // Run entry @p fn of @p img on @p exec_rank's memory and answer through
 // @p route; forwards that stay in this process continue in the loop. Both
 // paths use it: an invocation that arrived (target_handle_invoke) and one
-// started here (ucx_ifunc_invoke_local).
-inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx, InvokeShortHdr &h, const std::string &entry,
+// started here (ucx_ifunc_invoke_local). True if the layer deferred it
+// (ucx_ifunc_ctx_defer()): nothing ran, nothing was answered, and the
+// caller keeps it (compile_queue_defer()).
+inline __attribute__((always_inline)) bool run_invocation(ucx_ifunc_context *ctx, InvokeShortHdr &h, const std::string &entry,
                     const std::shared_ptr<CachedImage> &img, void *fn, const uint8_t *args, size_t args_len,
                     ucp_ep_h reply_ep, Route &route, int exec_rank, BoundEntry *bound)
 {
@@ -123,22 +125,24 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
     x.reply_ep = reply_ep;  // (x.target_args stays nullptr: put-and-poll runs on an xrdma_ctx of its own)
     x.local = local;
     x.bound = bound;
+    x.deferred = false;
     for (;;) {
         x.next_call(exec_rank);
         x.hops_here = 0;
         int rc = dispatch_entry(ctx, &x, fn, cur, cur_len);
         exec_rank = x.exec_rank;  // where the chain of hops in this process ended
-        if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return;
+        if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return false;
         if (!entry_ran_well(x, rc)) {  // (a string only for a failure)
+            if (x.deferred) return true;
             std::string why;
             const ucx_ifunc_status_t failed = entry_failure(x, rc, &why);
             route.answer(failed, at_rank(exec_rank) + why);
-            return;
+            return false;
         }
         ucx_ifunc_status_t st;
         if (!x.forwarded) {
             route.done(x.reply.data(), x.reply.size());
-            return;
+            return false;
         }
         ctx->stats.forwarded++;
         h.hops++;
@@ -150,7 +154,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
             cur = x.hop_args.data();
             cur_len = x.hop_args.size();
             exec_rank = x.fwd_rank;
-            if (!local && !route_to_origin(ctx, h, &route.ep)) return;
+            if (!local && !route_to_origin(ctx, h, &route.ep)) return false;
             continue;
         }
         size_t staged_len;
@@ -181,7 +185,7 @@ inline __attribute__((always_inline)) void run_invocation(ucx_ifunc_context *ctx
         } else if (local) {
             ctx->pending.put(h.req_id, *route.started_here);  // the answer comes here later
         }
-        return;
+        return false;
     }
 }
 
@@ -237,6 +241,7 @@ int continue_here(ucx_ifunc_context *ctx, xrdma_ctx *x)
     x->reply.clear();
     x->fwd_rank = -1;
     x->exec_rank = rank;
+    x->shown_rank = view_rank(x, rank);
     return 1;
 }
 
@@ -351,7 +356,11 @@ XRDMA_HOT void target_handle_short(ucx_ifunc_context *ctx, const uint8_t *hdr, c
     // it while it runs: nothing changes the cache during a dispatch (arrivals
     // and finished compiles wait for its end), so no reference of our own,
     // which would cost two atomic operations per invocation.
-    run_invocation(ctx, s, b->entry, ctx->cache.front_shared(), b->fn, data, len, reply_ep, route, ctx->params.rank, b);
+    if (__builtin_expect(
+            run_invocation(ctx, s, b->entry, ctx->cache.front_shared(), b->fn, data, len, reply_ep, route,
+                           ctx->params.rank, b),
+            0))
+        compile_queue_defer(ctx, in());
 }
 
 void refuse_invocation(ucx_ifunc_context *ctx, const Incoming &in, ucx_ifunc_status_t st, const std::string &why)
@@ -414,7 +423,8 @@ void target_handle_invoke(ucx_ifunc_context *ctx, Incoming &in)
     BoundEntry *bound = (h.bind && in.reply_ep) ? binding_set(ctx, in.reply_ep, h.bind - 1, hash, entry, img, fn)
                                                 : nullptr;
 
-    run_invocation(ctx, id, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank, bound);
+    if (run_invocation(ctx, id, entry, img, fn, args, h.args_len, in.reply_ep, route, ctx->params.rank, bound))
+        compile_queue_defer(ctx, in);
 }
 
 namespace {
@@ -453,12 +463,14 @@ int xrdma_reply(xrdma_ctx_t *x, const void *buf, size_t bytes)
     return 0;
 }
 
-XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t args_size)
+XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int view_rank, const void *args, size_t args_size)
 {
     xrdma::RuntimeCall runtime;
     if (!x || !x->hdr || x->replied || x->forwarded || (args_size && !args) || args_size > UINT32_MAX)
         return -1;
     ucx_ifunc_context *ctx = x->context;
+    int rank = view_rank;  // (the peer: the function names a rank of its view)
+    if (__builtin_expect(x->view != nullptr, 0) && (rank = xrdma::view_peer(x, view_rank)) < 0) return -2;
     // Where the binding's forward to this rank went as a message before (the
     // peers the same since): a peer, and it leaves again (runs_here()'s
     // answer for a rank stays while the peers do, ucx_ifunc.h).
@@ -483,9 +495,9 @@ XRDMA_HOT int xrdma_forward(xrdma_ctx_t *x, int rank, const void *args, size_t a
     return 0;
 }
 
-int xrdma_origin(xrdma_ctx_t *x) { return (x && x->hdr) ? x->hdr->origin_rank : -1; }
-XRDMA_HOT int xrdma_rank(xrdma_ctx_t *x) { return x ? x->exec_rank : -1; }
-XRDMA_HOT int xrdma_size(xrdma_ctx_t *x) { return x ? x->context->params.size : -1; }
+int xrdma_origin(xrdma_ctx_t *x) { return (x && x->hdr) ? xrdma::view_rank(x, x->hdr->origin_rank) : -1; }
+XRDMA_HOT int xrdma_rank(xrdma_ctx_t *x) { return x ? x->shown_rank : -1; }
+XRDMA_HOT int xrdma_size(xrdma_ctx_t *x) { return x ? (x->view ? x->view->size : x->context->params.size) : -1; }
 void *xrdma_user_ptr(xrdma_ctx_t *x) { return x ? x->context->params.user_ptr : nullptr; }
 void *xrdma_target_args(xrdma_ctx_t *x) { return x ? x->target_args : nullptr; }
 
@@ -541,6 +553,25 @@ int ucx_ifunc_ctx_next_call(xrdma_ctx_t *x)
     return 0;
 }
 int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
+void ucx_ifunc_ctx_set_view(xrdma_ctx_t *x, const ucx_ifunc_view_t *view)
+{
+    if (!x) return;
+    x->view = view;
+    x->shown_rank = xrdma::view_rank(x, x->exec_rank);
+}
+int ucx_ifunc_ctx_defer(xrdma_ctx_t *x)
+{
+    // (Only what arrived from another process can be kept: its bytes are
+    // copied as they arrived. A forward that continued here has run.)
+    if (!x || x->local || !x->hdr || x->hops_here || x->forwarded || x->replied) return -1;
+    x->deferred = true;
+    x->fail_status = UCX_IFUNC_INPROGRESS;
+    return 0;
+}
+void ucx_ifunc_resume(ucx_ifunc_context_h ctx)
+{
+    if (ctx) xrdma::compile_queue_resume();
+}
 int ucx_ifunc_ctx_local(xrdma_ctx_t *x) { return x && x->local; }
 
 int ucx_ifunc_ctx_progress(xrdma_ctx_t *x)

@@ -13,9 +13,15 @@
 //   'E' ucp_poll_ifunc errors: count (u64), last status (u64)
 //   'D' passes (u64): the dispatch hook progresses the worker that many
 //       times (ucx_ifunc_ctx_progress()) before it calls each entry
+//   'Y' n (u64): the dispatch hook defers the next n invocations
+//       (ucx_ifunc_ctx_defer()); 0: none more, and those kept are resumed
+//   'V' on (u64): the dispatch hook shows functions the job's ranks in
+//       reverse order (ucx_ifunc_ctx_set_view(): rank r is peer size-1-r)
 //   'Q' quit
 // XRDMA_TEST_CACHE_1_AT=<rank>: that peer's code cache holds one image
 // (XRDMA_CODE_CACHE_SIZE=1), the others' the default.
+// XRDMA_TEST_ON_DEMAND=1: 'C' only keeps the address; the context connects
+// to a rank when it first needs it (the connect hook).
 #include "loader_jit.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
 #include "peer_state.h"
@@ -34,16 +40,51 @@
 using namespace xrdma_test;
 
 namespace {
+// What the peer's dispatch hook does besides calling the entry.
+struct Hook {
+    uint64_t passes = 0;  // 'D'
+    uint64_t defer = 0;   // 'Y'
+    bool reversed = false;  // 'V'
+    ucx_ifunc_view_t view{};
+    std::vector<int> peer_of;
+};
+int reversed_rank(const void *v, int peer)
+{
+    const int size = static_cast<const ucx_ifunc_view_t *>(v)->size;
+    return peer >= 0 && peer < size ? size - 1 - peer : -1;
+}
 // The layer's dispatch hook of a peer: with passes, an entry finds the
 // worker progressed under it before it runs (what the MPI layer's streams
 // do), so messages arrive, and rings are polled, while it runs.
-int progressing_dispatch(void *arg, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t), const void *args,
-                         size_t len)
+int peer_dispatch(void *arg, xrdma_ctx *x, int (*entry)(xrdma_ctx *, const void *, size_t), const void *args,
+                  size_t len)
 {
-    const uint64_t passes = *static_cast<const uint64_t *>(arg);
-    for (uint64_t i = 0; i < passes; ++i)
+    Hook &h = *static_cast<Hook *>(arg);
+    if (h.defer && ucx_ifunc_ctx_defer(x) == 0) {
+        --h.defer;
+        return -1;
+    }
+    if (h.reversed) ucx_ifunc_ctx_set_view(x, &h.view);
+    for (uint64_t i = 0; i < h.passes; ++i)
         if (ucx_ifunc_ctx_progress(x) < 0) break;  // (inside UCX's handler: it may not)
     return entry(x, args, len);
+}
+// Peers connected on demand: their addresses, by rank ('C').
+std::map<int, std::vector<uint8_t>> g_addresses;
+UcxEnv *g_env;
+ucx_ifunc_context_h g_ctx;
+std::vector<ucp_ep_h> g_eps;
+void failed(void *arg, ucp_ep_h failed_ep, ucs_status_t)
+{
+    ucx_ifunc_peer_failed(static_cast<ucx_ifunc_context_h>(arg), failed_ep);
+}
+ucp_ep_h connect_on_demand(void *, int rank)
+{
+    auto it = g_addresses.find(rank);
+    if (it == g_addresses.end()) return nullptr;
+    ucp_ep_h ep = g_env->connect(it->second, failed, g_ctx);
+    g_eps.push_back(ep);
+    return ep;
 }
 }  // namespace
 
@@ -65,11 +106,15 @@ int main(int argc, char **argv)
     cp.size = atoi(argv[3]);
     cp.user_ptr = &state;
     cp.peers_by_rank = peers_by_rank();
-    uint64_t dispatch_passes = 0;
-    cp.dispatch = progressing_dispatch;
-    cp.dispatch_arg = &dispatch_passes;
+    Hook hook;
+    cp.dispatch = peer_dispatch;
+    cp.dispatch_arg = &hook;
+    const char *on_demand = getenv("XRDMA_TEST_ON_DEMAND");
+    if (on_demand && atoi(on_demand)) cp.connect = connect_on_demand;
     ucx_ifunc_context_h ctx;
     if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK) return 3;
+    g_env = &env;
+    g_ctx = ctx;
 
     std::vector<uint8_t> hello{'H'};
     put_u64(hello, env.address.size());
@@ -78,7 +123,7 @@ int main(int argc, char **argv)
     hello.insert(hello.end(), env.rkey.begin(), env.rkey.end());
     if (!ctrl_send(fd, hello)) return 4;
 
-    std::vector<ucp_ep_h> eps;
+    std::vector<ucp_ep_h> &eps = g_eps;
     std::map<int, ucp_ep_h> rank_ep;
     int poll_mode = 0;
     size_t slot = env.buffer_size, ring_i = 0;
@@ -116,9 +161,10 @@ int main(int argc, char **argv)
         switch (m[0]) {
         case 'C': {
             int r = int(get_u64(&m[1]));
-            auto failed = [](void *arg, ucp_ep_h failed_ep, ucs_status_t) {
-                ucx_ifunc_peer_failed(static_cast<ucx_ifunc_context_h>(arg), failed_ep);
-            };
+            if (cp.connect) {
+                g_addresses[r] = std::vector<uint8_t>(m.begin() + 9, m.end());
+                break;
+            }
             ucp_ep_h ep = env.connect(std::vector<uint8_t>(m.begin() + 9, m.end()), failed, ctx);
             eps.push_back(ep);
             rank_ep[r] = ep;
@@ -166,7 +212,19 @@ int main(int argc, char **argv)
                 reply.slot = static_cast<const volatile uint64_t *>(env.buffer);
             break;
         }
-        case 'D': dispatch_passes = get_u64(&m[1]); break;
+        case 'D': hook.passes = get_u64(&m[1]); break;
+        case 'Y':
+            hook.defer = get_u64(&m[1]);
+            if (!hook.defer) ucx_ifunc_resume(ctx);
+            break;
+        case 'V':
+            hook.reversed = get_u64(&m[1]) != 0;
+            hook.view.size = cp.size;
+            hook.peer_of.resize(size_t(cp.size));
+            for (int r = 0; r < cp.size; ++r) hook.peer_of[size_t(r)] = cp.size - 1 - r;
+            hook.view.peer_of = hook.peer_of.data();
+            hook.view.rank_of = reversed_rank;
+            break;
         case 'E':
             put_u64(ok, poll_errors);
             put_u64(ok, uint64_t(last_error));

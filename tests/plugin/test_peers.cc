@@ -730,6 +730,93 @@ TEST_P(Plugin, WarmInvocationsNameTheirSenderByRank)
     for (int rank : {1, 2}) EXPECT_EQ(40u, c->peer_stats(rank).invocations_sent) << "rank " << rank;
 }
 
+// Peers on demand (ucx_ifunc_context_params_t.connect): the peers know each
+// other's addresses but connect to a rank only when they first need it. A
+// chain 0 -> 1 -> 2 answers the origin; rank 3, which nothing involves,
+// connects to nobody, and rank 1 only to the ranks it talked to.
+TEST_P(Plugin, PeersConnectOnDemand)
+{
+    setenv("XRDMA_TEST_PEERS_BY_RANK", "1", 1);
+    start_under("XRDMA_TEST_ON_DEMAND", "1", 3);
+    unsetenv("XRDMA_TEST_PEERS_BY_RANK");
+    ucx_ifunc_h f = reg("basic", "forward_then");
+    struct Args {
+        int32_t to, then;
+    };
+    for (uint64_t round = 1; round <= 20; ++round) {
+        const Args a{2, 0};
+        Result r = c->invoke(f, 1, &a, sizeof(a));
+        ASSERT_EQ(UCX_IFUNC_OK, r.status) << "round " << round << ": " << r.message;
+        EXPECT_EQ(2, r.rank);
+        ASSERT_EQ(round, as_u64(r.reply));
+    }
+    EXPECT_EQ(0u, c->peer_stats(3).peers) << "rank 3 connected to a rank it never talked to";
+    EXPECT_LE(c->peer_stats(1).peers, 2u) << "rank 1 talked to ranks 0 and 2 only";
+    EXPECT_GE(c->peer_stats(2).peers, 1u) << "rank 2 answered rank 0 without a peer";
+    for (int rank : {1, 2, 3}) EXPECT_EQ(0u, c->peer_stats(rank).rejected) << "rank " << rank;
+}
+
+// A target's layer defers an invocation (ucx_ifunc_ctx_defer(): what it
+// names is not there yet); the same sender's later ones wait behind it,
+// and all run in issue order once the layer resumes them. "count" replies
+// the target's counter after it incremented it: 1..5 in issue order.
+TEST_P(Plugin, DeferredInvocationsRunInOrderAfterResume)
+{
+    start(1);
+    ucx_ifunc_h count = reg("basic", "count");
+    ASSERT_EQ(UCX_IFUNC_OK, c->invoke(reg("basic", "add_u64"), 1, nullptr, 0).status);  // (connected, bound)
+    std::vector<uint8_t> defer_one{'Y'};
+    put_u64(defer_one, 1);
+    c->ctrl(1, defer_one);
+    Result r[5];
+    for (auto &x : r) c->invoke_async(count, 1, nullptr, 0, &x);
+    ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).deferred == 1; })) << "the first was not deferred";
+    EXPECT_FALSE(r[0].done) << "a deferred invocation was answered";
+    std::vector<uint8_t> resume{'Y'};
+    put_u64(resume, 0);
+    c->ctrl(1, resume);
+    ASSERT_TRUE(c->progress_until([&] {
+        for (auto &x : r)
+            if (!x.done) return false;
+        return true;
+    }));
+    for (uint64_t i = 0; i < 5; ++i) {
+        ASSERT_EQ(UCX_IFUNC_OK, r[i].status) << r[i].message;
+        EXPECT_EQ(i + 1, as_u64(r[i].reply)) << "invocation " << i << " ran out of issue order";
+    }
+    EXPECT_EQ(1u, c->peer_stats(1).deferred);
+    EXPECT_EQ(0u, c->peer_stats(1).rejected);
+}
+
+// A layer's view of ranks (ucx_ifunc_ctx_set_view()): at ranks 1 and 2 of
+// three processes the view lists them in reverse, so the function at
+// process 1 is rank 1 of 3, its origin (process 0) is rank 2, and a forward
+// to its rank 0 goes to process 2, where it is rank 0.
+TEST_P(Plugin, ViewsTranslateRanks)
+{
+    start(2);
+    std::vector<uint8_t> reverse{'V'};
+    put_u64(reverse, 1);
+    for (int rank : {1, 2}) c->ctrl(rank, reverse);
+    Result r = c->invoke(reg("basic", "ranks"), 1, nullptr, 0);
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    ASSERT_EQ(12u, r.reply.size());
+    int32_t got[3];
+    memcpy(got, r.reply.data(), sizeof(got));
+    EXPECT_EQ(1, got[0]) << "xrdma_rank";
+    EXPECT_EQ(3, got[1]) << "xrdma_size";
+    EXPECT_EQ(2, got[2]) << "xrdma_origin: process 0 is rank 2 in the reversed view";
+    struct Args {
+        int32_t to, then;
+    };
+    const Args a{0, 0};  // view rank 0: process 2 (counts there)
+    r = c->invoke(reg("basic", "forward_then"), 1, &a, sizeof(a));
+    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    EXPECT_EQ(2, r.rank) << "the forward to view rank 0 went to process 2";
+    EXPECT_EQ(1u, c->peer_counter(2));
+    EXPECT_EQ(0u, c->peer_counter(1));
+}
+
 // A forward that carried the code but was not sent does not count as code
 // the next hop has: the next forward there carries it again, without a
 // need-code round trip. The hop is rank 0, this process, where the test

@@ -131,6 +131,20 @@ typedef struct {
      * NULL: active messages only.
      */
     ucp_context_h ucp_context;
+    /**
+     * Optional: an endpoint to peer @p rank, made when the context first
+     * needs it (the layer connects now; UCX wires it up in the background).
+     * Called with @ref dispatch_arg where the context needs a peer its
+     * table has none for: a forward to that rank, an answer to it as an
+     * origin, or a message that names it as its sender (@ref peers_by_rank).
+     * The endpoint joins the peer table as ucx_ifunc_peer_add() would add
+     * it. NULL, or a NULL return: the rank is not a peer (a forward to it
+     * fails with UCX_IFUNC_ERR_NO_ROUTE, a message naming it is dropped).
+     * With it, a job of many ranks connects only the pairs that talk
+     * (ucx_ifunc(3), "Peers on demand"). It may be called from inside
+     * ucx_ifunc_progress(), UCX's message handler included.
+     */
+    ucp_ep_h   (*connect)(void *dispatch_arg, int rank);
 } ucx_ifunc_context_params_t;
 
 /**
@@ -359,6 +373,51 @@ int ucx_ifunc_ctx_forwarded(struct xrdma_ctx *x);
  * @p x is NULL.
  */
 int ucx_ifunc_ctx_next_call(struct xrdma_ctx *x);
+/**
+ * The ranks an invocation's function sees, for a layer whose units of work
+ * name a group of the context's peers (an MPI window names the processes of
+ * its communicator by their rank in it): xrdma_rank(), xrdma_size() and
+ * xrdma_origin() answer in the group's ranks, and xrdma_forward() takes
+ * one. The context's own ranks (the peer table, the wire) stay the peers'.
+ */
+typedef struct {
+    int        size;     /**< What xrdma_size() returns. */
+    /** Peer of each rank of the group (size entries); NULL: rank r is peer r. */
+    const int *peer_of;
+    /**
+     * The group rank of peer @p peer, or -1 if it is not in the group; NULL:
+     * peer r is rank r. Called with the view itself.
+     */
+    int      (*rank_of)(const void *view, int peer);
+} ucx_ifunc_view_t;
+
+/**
+ * From the dispatch hook, before it calls the entry: the ranks this call's
+ * function sees (@p view, which must stay valid until the entry returns;
+ * NULL: the context's own). Each dispatch starts without a view; forwards
+ * that continue in this process (continue_at) keep the one set.
+ */
+void ucx_ifunc_ctx_set_view(struct xrdma_ctx *x, const ucx_ifunc_view_t *view);
+/**
+ * From the dispatch hook, instead of calling the entry: the layer cannot
+ * run this invocation yet (what it names is not there yet: an MPI window
+ * still being created). The plugin keeps it, and the later invocations of
+ * the same sender behind it, in order, until ucx_ifunc_resume(); then it
+ * is dispatched again as if it had just arrived. Other senders are served
+ * meanwhile. The hook returns non-zero after calling it. Only for an
+ * invocation that arrived from another process (not ucx_ifunc_ctx_local()),
+ * before its entry ran; XRDMA_MAX_PARKED bounds what one sender may have
+ * kept. @return 0, or -1 where it cannot be kept (a local invocation, or
+ * the entry already ran): fail it instead.
+ */
+int ucx_ifunc_ctx_defer(struct xrdma_ctx *x);
+/**
+ * The layer may be ready for invocations it deferred (ucx_ifunc_ctx_defer()):
+ * they are dispatched again, in order per sender, from the next
+ * ucx_ifunc_progress() of the worker.
+ */
+void ucx_ifunc_resume(ucx_ifunc_context_h ctx);
+
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
  *  (or continues one here): its payload never crossed a process boundary. */
 int ucx_ifunc_ctx_local(struct xrdma_ctx *x);
@@ -433,6 +492,11 @@ typedef struct {
     uint64_t images_loaded;      /**< Images loaded into the code cache. */
     uint64_t cache_entries;      /**< Images cached right now. */
     uint64_t ring_frames;        /**< Messages received through rings (see ucp_context). */
+    uint64_t rings_in;           /**< Rings peers write into here, now. */
+    uint64_t ring_bytes;         /**< Bytes of ring memory reserved for them (XRDMA_RING_MEMORY bounds it). */
+    uint64_t peers;              /**< Peers in the table (added, or connected on demand). */
+    uint64_t deferred;           /**< Invocations the layer deferred (ucx_ifunc_ctx_defer()). */
+    uint64_t contexts;           /**< Contexts alive in this process (of every worker). */
 } ucx_ifunc_stats_t;
 
 /** Read the counters. */

@@ -90,3 +90,12 @@ XRDMA_IFUNC(forward_then)
     if (a.then == -1) *(volatile int *)(uintptr_t)0 = 1;
     return a.then;
 }
+
+/* Reply the ranks as the function sees them: {xrdma_rank, xrdma_size,
+ * xrdma_origin}, int32 each. */
+XRDMA_IFUNC(ranks)
+{
+    (void)args, (void)args_size;
+    int32_t r[3] = {xrdma_rank(ctx), xrdma_size(ctx), xrdma_origin(ctx)};
+    return xrdma_reply(ctx, r, sizeof(r));
+}

@@ -145,7 +145,7 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/pscw-ratio benchmarks/progress-thread-ratio benchmarks/knob-ratio
+EXTRA_DIST += benchmarks/pscw-ratio benchmarks/linked-ratio benchmarks/progress-thread-ratio benchmarks/knob-ratio
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c
@@ -157,7 +157,8 @@ CLEANFILES += $(BENCH_SUITE_IMAGES)
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
-	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT))
+	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT)) \
+	$(WINCOST_PROGS:=$(EXEEXT))
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
@@ -176,3 +177,36 @@ bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
 .PHONY: bench plot bench-profile
 EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint benchmarks/hop-batching
+
+# What X-operations cost per rank as a job grows (`make bench-scale`,
+# benchmarks/run-scale): memory, descriptors, segments, set-up time, against
+# the same program with MPI_Accumulate.
+noinst_PROGRAMS += benchmarks/scale
+benchmarks_scale_SOURCES = benchmarks/scale.c
+benchmarks_scale_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_scale_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_scale_LDFLAGS = -no-install
+EXTRA_benchmarks_scale_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
+# Its results go beside make bench's (BENCH_OUT): make bench's table shows
+# them when they are there, and make plot draws their chart.
+bench-scale: benchmarks/scale$(EXEEXT) benchmarks/osu_ifuncs.xfn
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-scale $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
+	rc=$$?; \
+	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \
+	exit $$rc
+.PHONY: bench-scale
+EXTRA_DIST += benchmarks/run-scale
+
+# What a window costs to make and free, plain and with XRDMA linked
+# (benchmarks/linked-ratio runs the two in turn): XRDMA's set-up waits for a
+# window's first X-op.
+WINCOST_PROGS = benchmarks/wincost_plain benchmarks/wincost_xrdma
+noinst_PROGRAMS += $(WINCOST_PROGS)
+benchmarks_wincost_plain_SOURCES = benchmarks/wincost.c
+benchmarks_wincost_plain_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+benchmarks_wincost_plain_LDADD = $(MPI_LIBS)
+benchmarks_wincost_plain_LDFLAGS = -no-install
+benchmarks_wincost_xrdma_SOURCES = benchmarks/wincost.c
+benchmarks_wincost_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
+benchmarks_wincost_xrdma_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_wincost_xrdma_LDFLAGS = -no-install

@@ -22,6 +22,7 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/datatype.cc ompi_ext/xrdma/core/datatype.h \
 	ompi_ext/xrdma/core/runtime.cc ompi_ext/xrdma/core/runtime.h \
 	ompi_ext/xrdma/core/window.cc ompi_ext/xrdma/core/window.h \
+	ompi_ext/xrdma/core/group.cc ompi_ext/xrdma/core/group.h \
 	ompi_ext/xrdma/core/node_local.cc ompi_ext/xrdma/core/node_local.h \
 	ompi_ext/xrdma/core/target_lock.cc ompi_ext/xrdma/core/target_lock.h \
 	ompi_ext/xrdma/core/op_target.cc ompi_ext/xrdma/core/ops.cc \

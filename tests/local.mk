@@ -20,4 +20,5 @@ include tests/soak/local.mk
 include tests/sanitize/local.mk
 include tests/ompi_ext/local.mk
 include tests/docs/local.mk
+include tests/scale/local.mk
 include tests/benchmarks/local.mk

@@ -186,13 +186,14 @@ struct xrdma_ctx {
     xrdma::Bytes fwd_args;
     const uint8_t *payload;            // what the dispatch hook was given
     size_t fwd_prefix;                 // bytes of it kept in front of forwards
-    ucx_ifunc_status_t fail_status;    // set by ucx_ifunc_ctx_fail() or on a fault
+    // Set by ucx_ifunc_ctx_fail() or on a fault; UCX_IFUNC_INPROGRESS: the
+    // layer deferred it (ucx_ifunc_ctx_defer()): kept, not answered.
+    ucx_ifunc_status_t fail_status;
     std::string fail_message;
     xrdma_ifunc_entry_t real_entry;    // what the guarded trampoline calls
     int exec_rank;                     // whose memory it runs on (the peer)
     int shown_rank;                    // exec_rank as its function sees it (xrdma_rank(): in the view's ranks)
     bool local;                        // started here by ucx_ifunc_invoke_local()
-    bool deferred;                     // the layer deferred it (ucx_ifunc_ctx_defer()): kept, not answered
     // The ranks its function sees (ucx_ifunc_ctx_set_view()); nullptr: the
     // context's own. Set by the dispatch hook, cleared when a dispatch starts.
     const ucx_ifunc_view_t *view;

@@ -22,7 +22,7 @@ int dispatch_failed(ucx_ifunc_context *ctx, const xrdma_ctx &x, int rc)
 {
     if (x.fail_status == UCX_IFUNC_ERR_FAULT || x.fail_status == UCX_IFUNC_ERR_TIMEOUT)
         quarantine(ctx, x.image->view.hash, x.fail_message);
-    if (x.deferred) {  // (nothing ran: kept for later, compile_queue_defer())
+    if (x.fail_status == UCX_IFUNC_INPROGRESS) {  // deferred: nothing ran, kept for later (compile_queue_defer())
         ctx->stats.executed--;
         ctx->stats.deferred++;
     }

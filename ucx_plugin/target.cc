@@ -125,7 +125,6 @@ inline __attribute__((always_inline)) bool run_invocation(ucx_ifunc_context *ctx
     x.reply_ep = reply_ep;  // (x.target_args stays nullptr: put-and-poll runs on an xrdma_ctx of its own)
     x.local = local;
     x.bound = bound;
-    x.deferred = false;
     for (;;) {
         x.next_call(exec_rank);
         x.hops_here = 0;
@@ -133,7 +132,7 @@ inline __attribute__((always_inline)) bool run_invocation(ucx_ifunc_context *ctx
         exec_rank = x.exec_rank;  // where the chain of hops in this process ended
         if (x.hops_here && !local && !route_to_origin(ctx, h, &route.ep)) return false;
         if (!entry_ran_well(x, rc)) {  // (a string only for a failure)
-            if (x.deferred) return true;
+            if (x.fail_status == UCX_IFUNC_INPROGRESS) return true;  // (deferred: nothing ran)
             std::string why;
             const ucx_ifunc_status_t failed = entry_failure(x, rc, &why);
             route.answer(failed, at_rank(exec_rank) + why);
@@ -564,8 +563,7 @@ int ucx_ifunc_ctx_defer(xrdma_ctx_t *x)
     // (Only what arrived from another process can be kept: its bytes are
     // copied as they arrived. A forward that continued here has run.)
     if (!x || x->local || !x->hdr || x->hops_here || x->forwarded || x->replied) return -1;
-    x->deferred = true;
-    x->fail_status = UCX_IFUNC_INPROGRESS;
+    x->fail_status = UCX_IFUNC_INPROGRESS;  // (run_invocation() keeps it: compile_queue_defer())
     return 0;
 }
 void ucx_ifunc_resume(ucx_ifunc_context_h ctx)

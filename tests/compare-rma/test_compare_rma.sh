@@ -1,7 +1,7 @@
 #!/bin/bash
 # scripts/compare-rma on small MPI RMA programs (programs/: fence, lock,
-# PSCW, atomics, 300 windows): built plain and with XRDMA linked, they must
-# exit and print alike. And on differs/, whose output depends on the link:
+# PSCW, atomics, 300 windows alive, 1000 windows made and freed in turn):
+# built plain and with XRDMA linked, they must exit and print alike. And on differs/, whose output depends on the link:
 # the script must notice and exit 1.
 set -uo pipefail
 build=${XRDMA_TEST_BUILDDIR:?}
@@ -12,7 +12,7 @@ out=$("$src/scripts/compare-rma" --xrdma "$build" -r 1 "$src/tests/compare-rma/p
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || { echo "FAIL: compare-rma found differences (exit $rc)"; fail=1; }
-for p in cas_counter get_lock many_windows pscw_accumulate put_fence; do
+for p in cas_counter get_lock many_windows pscw_accumulate put_fence window_churn; do
     grep -Eq "^$p +0 +0 +same +[0-9.]+x$" <<<"$out" || { echo "FAIL: no clean line for $p"; fail=1; }
 done
 out=$("$src/scripts/compare-rma" --xrdma "$build" -r 1 "$src/tests/compare-rma/differs" 2>&1)

@@ -211,7 +211,7 @@ tests_mpi_test_windows_SOURCES = tests/mpi/test_windows.c tests/mpi/mpitest.h
 tests_mpi_test_windows_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_windows_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_windows_LDFLAGS = -no-install
-MPI_WINDOW_TESTS = tests/mpi/windows-np2-shm.mpitest tests/mpi/windows-limited-np3-tcp.mpitest
+MPI_WINDOW_TESTS = tests/mpi/windows-np3-tcp.mpitest tests/mpi/windows-many-np2-shm.mpitest
 TESTS += $(MPI_WINDOW_TESTS)
 CLEANFILES += $(MPI_WINDOW_TESTS)
 

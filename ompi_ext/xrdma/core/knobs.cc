@@ -21,9 +21,6 @@ const Knob knobs[] = {
      "Bytes per chunk of a streaming function (XRDMA_STREAM, xrdma_stream(3)): its payload handler gets the incoming "
      "data in pieces that never cross a multiple of it, and an MPIX_Xput larger than it to another process is "
      "fetched by the target chunk by chunk (at most 3 chunks held there) instead of being sent. At least 64."},
-    {"XRDMA_MAX_WINDOWS", "32736",
-     "Windows with X-operations alive at once per process (at most 32736: two 16-bit UCP AM ids each). A window "
-     "past the limit is an ordinary MPI window; X-operations on it fail with MPI_ERR_WIN."},
     {"XRDMA_FLUSH_SKIP", "1",
      "1: from a window's first X-operation, MPI_Win_flush and MPI_Win_flush_local return without the flush of osc ucx "
      "(Open MPI's UCX one-sided component) when no MPI RMA call went to that target through it since a flush or unlock "
@@ -39,11 +36,14 @@ const Knob knobs[] = {
      "bytes, at the next X-operation of another kind, target, window or function, and at "
      "any progress pass or synchronisation call. When one X-op of a bundle fails, those behind it in the bundle do "
      "not run; the synchronisation call reports the error."},
+    {"XRDMA_STATS", "0",
+     "1: at MPI_Finalize each process prints one line of XRDMA's counters to stderr (contexts, windows, endpoints "
+     "made, peers, invocations and images sent, bytes sent, functions run, rings and their memory, X-ops that "
+     "waited for their window)."},
     {"XRDMA_DEBUG_WINDOW_FAIL", "0",
-     "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process fail once it holds its "
-     "slot and context (all is released; the window stays an ordinary MPI window, its X-operations fail with "
-     "MPI_ERR_WIN; set in some ranks only, it fails the set-up in every rank of the window); 0: no injected "
-     "failure."},
+     "Debugging aid for tests: N > 0 makes the set-up of the N-th window of each process where it is set fail "
+     "(the window stays an ordinary MPI window; its X-operations from that process fail with MPI_ERR_WIN, those "
+     "of other processes to it with MPIX_ERR_PEER, each saying why); 0: no injected failure."},
     {nullptr, nullptr, nullptr},
 };
 

@@ -111,7 +111,7 @@ __attribute__((always_inline)) inline int bind(xrdma_ctx *x, OpView &v, BindOf o
 {
     Window *w = v.w;
     if (__builtin_expect(exec == w->rank, 1)) {
-        *lock = w->own_lock;
+        *lock = g_own_lock;
         return bind_at(x, v, o, exec, w->base, size_t(w->bytes), w->disp_unit);
     }
     const PeerWindow *p = w->node ? w->node->mapped(exec) : nullptr;
@@ -184,10 +184,11 @@ __attribute__((noinline)) void forward_by_value(xrdma_ctx *x, Window *w, const O
     OpHdr fh = h;
     fh.flags &= uint8_t(~kIncomingByRef);
     fh.incoming_len = uint32_t(view.incoming_len);
-    pre.resize(sizeof(fh) + blocks_len + view.incoming_len);
-    memcpy(pre.data(), &fh, sizeof(fh));
-    memcpy(pre.data() + sizeof(fh), blocks, blocks_len);
-    if (view.incoming_len) memcpy(pre.data() + sizeof(fh) + blocks_len, view.incoming, view.incoming_len);
+    pre.resize(kOpHdrMax + blocks_len + view.incoming_len);
+    const size_t hl = op_hdr_write(pre.data(), fh, true);
+    memcpy(pre.data() + hl, blocks, blocks_len);
+    if (view.incoming_len) memcpy(pre.data() + hl + blocks_len, view.incoming, view.incoming_len);
+    pre.resize(hl + blocks_len + view.incoming_len);
     ucx_ifunc_ctx_replace_forward_prefix(x, pre.data(), pre.size());
 }
 
@@ -208,8 +209,9 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
 {
     constexpr bool kOwn = kShape != Shape::any;  // this rank's window, no flags
     const uint64_t blocks_len = kShape == Shape::bare ? 0 : uint64_t(h.nblocks) * sizeof(Block);
-    const size_t prefix = sizeof(h) + blocks_len + h.incoming_len;
-    const uint8_t *field = p + sizeof(h) + blocks_len;  // the incoming data
+    const size_t hl = kShape == Shape::bare ? sizeof(OpWire) : h.wire_len;  // (bare: never extended)
+    const size_t prefix = hl + blocks_len + h.incoming_len;
+    const uint8_t *field = p + hl + blocks_len;  // the incoming data
     const uint8_t *args = p + prefix;
     const size_t args_len = size - prefix;
     if (kOwn) exec = w->rank;  // (the same: one value less to keep)
@@ -221,7 +223,7 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
         // one-at-a-time dispatch: one scratch vector per window.
         std::vector<Block> &blocks = w->dispatch_blocks;
         blocks.resize(h.nblocks);
-        memcpy(blocks.data(), p + sizeof(h), blocks_len);
+        memcpy(blocks.data(), p + hl, blocks_len);
         view.blocks = BlockSpan{blocks.data(), blocks.size()};
         view.at_region = nullptr;
         int64_t lo = 0, hi = 0;
@@ -257,7 +259,7 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
             reply_region(x, w, view.blocks, view.region);
         }
         if (!kOwn && rc == 0 && (h.flags & kIncomingByRef) && ucx_ifunc_ctx_forwarded(x))
-            forward_by_value(x, w, h, p + sizeof(h), view);
+            forward_by_value(x, w, h, p + hl, view);
     }
     if (view.stream_used) stream_end(x);  // (after the reply: it may still write into the origin's buffer)
     running.view = nullptr;
@@ -278,10 +280,9 @@ __attribute__((noinline)) int run_any(Window *w, xrdma_ctx *x, Entry entry, cons
 __thread OpHdr t_header __attribute__((tls_model("initial-exec")));
 
 // window_dispatch() of an operation with blocks or flags.
-__attribute__((noinline)) int dispatch_general(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+__attribute__((noinline)) int dispatch_general(Window *w, xrdma_ctx *x, Entry entry, const void *payload,
                                                size_t size)
 {
-    auto *w = static_cast<Window *>(window);
     const OpHdr &h = t_header;
     const int exec = xrdma_rank(x);
     if (__builtin_expect(exec == w->rank && h.flags == 0, 1))
@@ -291,10 +292,9 @@ __attribute__((noinline)) int dispatch_general(void *window, xrdma_ctx *x, Entry
 
 // window_dispatch() of an operation without blocks or flags (Xinvoke,
 // count 0: an empty region).
-__attribute__((noinline)) XRDMA_HOT int dispatch_bare(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+__attribute__((noinline)) XRDMA_HOT int dispatch_bare(Window *w, xrdma_ctx *x, Entry entry, const void *payload,
                                             size_t size)
 {
-    auto *w = static_cast<Window *>(window);
     const OpHdr &h = t_header;  // (no blocks, no flags: window_dispatch() checked this copy)
     const int exec = xrdma_rank(x);
     if (__builtin_expect(exec != w->rank, 0))
@@ -305,17 +305,17 @@ __attribute__((noinline)) XRDMA_HOT int dispatch_bare(void *window, xrdma_ctx *x
 // The next record of a bundle at @p p (before @p end): its X-op's bytes
 // (*@p rec, *@p rec_len) and header (*@p h); false if malformed. A record
 // is an Xinvoke without flags, blocks or incoming data.
-inline bool bundle_record(const uint8_t *p, const uint8_t *end, const uint8_t **rec, size_t *rec_len, OpHdr *h)
+inline bool bundle_record(const uint8_t *p, const uint8_t *end, const uint8_t **rec, size_t *rec_len, OpHdr *h,
+                          uint32_t win)
 {
     uint32_t len;
     if (size_t(end - p) < 4) return false;
     memcpy(&len, p, 4);
-    if (len < sizeof(OpHdr) || len > size_t(end - p) - 4) return false;
-    memcpy(h, p + 4, sizeof(*h));
+    if (len < sizeof(OpWire) || len > size_t(end - p) - 4) return false;
+    if (op_hdr_read(p + 4, len, h) != sizeof(OpWire)) return false;  // (never extended)
     *rec = p + 4;
     *rec_len = len;
-    return h->magic == kOpMagic && h->op == XRDMA_OP_INVOKE && h->flags == 0 && h->nblocks == 0 &&
-           h->incoming_len == 0;
+    return h->magic == kOpMagic && h->op == XRDMA_OP_INVOKE && h->flags == 0 && h->win == win;
 }
 
 // window_dispatch() of a bundle (kBundle, bundle.h): its records run in
@@ -327,22 +327,23 @@ inline bool bundle_record(const uint8_t *p, const uint8_t *end, const uint8_t **
 // drops it too). Its code never forwards (the origin bundles only code
 // that stays, ucx_ifunc_stays()): one that does fails the bundle, rather
 // than take the others along.
-__attribute__((noinline)) int dispatch_bundle(void *window, xrdma_ctx *x, Entry entry, const void *payload,
+__attribute__((noinline)) int dispatch_bundle(Window *w, xrdma_ctx *x, Entry entry, const void *payload,
                                               size_t size)
 {
     const int64_t count = t_header.disp;
+    const uint32_t win = t_header.win;
     if (t_header.op != XRDMA_OP_INVOKE || t_header.nblocks != 0 || t_header.incoming_len != 0 || count < 2 ||
         count > kBundleMaxOps)
-        return refuse(window, x, entry, payload, size, "malformed bundle of X-operations");
-    const uint8_t *p = static_cast<const uint8_t *>(payload) + sizeof(OpHdr);
+        return refuse(w, x, entry, payload, size, "malformed bundle of X-operations");
+    const uint8_t *p = static_cast<const uint8_t *>(payload) + t_header.wire_len;
     const uint8_t *const end = static_cast<const uint8_t *>(payload) + size;
     int64_t n = 0;
     for (; p != end; ++n) {
         const uint8_t *rec;
         size_t rec_len;
-        if (n == count || !bundle_record(p, end, &rec, &rec_len, &t_header))
-            return refuse(window, x, entry, payload, size, "malformed X-operation in a bundle");
-        const int rc = dispatch_bare(window, x, entry, rec, rec_len);
+        if (n == count || !bundle_record(p, end, &rec, &rec_len, &t_header, win))
+            return refuse(w, x, entry, payload, size, "malformed X-operation in a bundle");
+        const int rc = dispatch_bare(w, x, entry, rec, rec_len);
         if (rc != 0) return rc;
         if (ucx_ifunc_ctx_next_call(x) != 0)
             return fail(x, UCX_IFUNC_ERR_PROTOCOL,
@@ -350,41 +351,97 @@ __attribute__((noinline)) int dispatch_bundle(void *window, xrdma_ctx *x, Entry 
                         "forwards, ucx_ifunc_stays)");
         p = rec + rec_len;
     }
-    if (n != count) return refuse(window, x, entry, payload, size, "bundle shorter than its count");
+    if (n != count) return refuse(w, x, entry, payload, size, "bundle shorter than its count");
     return 0;
+}
+
+// An X-op whose window is not in this process's table (out of line: every
+// other finds it): one being created here still (its group does not have it
+// yet) waits (ucx_ifunc_ctx_defer(): window_setup() resumes it); one that
+// failed here, or is gone, fails with the reason.
+__attribute__((noinline, cold)) int window_missing(xrdma_ctx *x, uint32_t id)
+{
+    const Group *g = group_by_id(id_group(id));
+    if ((!g || g->ahead(id_seq(id))) && ucx_ifunc_ctx_defer(x) == 0) return -1;
+    const std::string why = window_refusal(id);
+    return fail(x, UCX_IFUNC_ERR_NO_ROUTE,
+                "world rank " + std::to_string(Runtime::get().world_rank) + ": the X-operation's window " +
+                    (why.empty() ? "is not (or no longer) here" : "has no X-operations here: " + why));
 }
 
 }  // namespace
 
 __thread Running t_running __attribute__((tls_model("initial-exec"))) = {nullptr, nullptr};
 
-int window_continue_at(void *window, xrdma_ctx *x, int rank)
+int window_continue_at(void *, xrdma_ctx *x, int peer)
 {
     OpView *v = view_of(x);
-    if (!v || v->w != window) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "no X-operation to continue");
-    if (rank != v->w->rank && !v->w->runs_here(rank)) return 1;  // a message
+    if (!v) return fail(x, UCX_IFUNC_ERR_PROTOCOL, "no X-operation to continue");
+    const int rank = v->w->rank_of(peer);
+    if (rank < 0 || (rank != v->w->rank && !v->w->runs_here(rank))) return 1;  // a message
     NodeLock *lock = nullptr;
     if (bind(x, *v, BindOf{v->disp, !v->blocks.empty()}, rank, &lock) != 0) return -1;
     v->lock.switch_to(lock);
     return 0;
 }
 
-// Checks the header and goes on where its shape is handled (tail calls:
-// this frame is gone by then).
-XRDMA_HOT int window_dispatch(void *window, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
+namespace {
+
+// window_dispatch() past its usual case (out of line: a stream of X-ops to
+// one window of MPI_COMM_WORLD's ranks never comes here): the header with
+// its extension (blocks, incoming data), checked; the window by its id (an
+// X-op for a window this process is still creating waits, one for a window
+// not here fails: window_missing()); the view of ranks its function sees;
+// then the path of its shape.
+// (noipa: GCC would drop the unused first argument, and move the others.)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))
+#else
+__attribute__((noinline))
+#endif
+int dispatch_found(void *, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
 {
-    if (__builtin_expect(size < sizeof(OpHdr), 0))
-        return refuse(window, x, entry, payload, size, "X-operation without its header");
     OpHdr &h = t_header;
-    memcpy(&h, payload, sizeof(h));  // (read once: the checks and the path use this copy)
-    if (__builtin_expect(h.magic != kOpMagic || h.nblocks > kMaxBlocks ||
-                             sizeof(h) + uint64_t(h.nblocks) * sizeof(Block) + h.incoming_len > size,
-                         0))
-        return refuse(window, x, entry, payload, size, "malformed X-operation header");
+    const size_t hl = op_hdr_read(static_cast<const uint8_t *>(payload), size, &h);
+    if (hl == 0 || h.magic != kOpMagic || h.nblocks > kMaxBlocks ||
+        hl + uint64_t(h.nblocks) * sizeof(Block) + h.incoming_len > size)
+        return refuse(nullptr, x, entry, payload, size, "malformed X-operation header");
+    Window *w = window_by_id(h.win);
+    if (__builtin_expect(w == nullptr, 0)) return window_missing(x, h.win);
+    if (w->view) ucx_ifunc_ctx_set_view(x, w->view);  // (ranks of a communicator other than MPI_COMM_WORLD)
     if (h.nblocks != 0 || h.flags != 0)
-        return h.flags == kBundle ? dispatch_bundle(window, x, entry, payload, size)
-                                  : dispatch_general(window, x, entry, payload, size);
-    return dispatch_bare(window, x, entry, payload, size);
+        return h.flags == kBundle ? dispatch_bundle(w, x, entry, payload, size)
+                                  : dispatch_general(w, x, entry, payload, size);
+    return dispatch_bare(w, x, entry, payload, size);
+}
+
+}  // namespace
+
+// The usual X-op (a header without extension, for the window found last,
+// whose ranks are MPI_COMM_WORLD's: window_by_id() keeps only such a one)
+// goes on where its shape is handled after one copy and two tests;
+// anything else through dispatch_found() (tail calls: this frame is gone by
+// then).
+XRDMA_HOT int window_dispatch(void *, xrdma_ctx *x, Entry entry, const void *payload, size_t size)
+{
+    OpHdr &h = t_header;  // (read once: the checks and the path use this copy)
+    // (Every call below takes the hook's arguments where they arrived:
+    // nothing is moved on the way.)
+    if (__builtin_expect(size < sizeof(OpWire), 0))
+        return refuse(nullptr, x, entry, payload, size, "X-operation without its header");
+    memcpy(&h, payload, sizeof(OpWire));  // (OpHdr starts as OpWire)
+    uint32_t front;  // magic, op, flags: the magic, and no extension
+    memcpy(&front, &h, sizeof(front));
+    if (__builtin_expect((front & 0x008000ffu) != kOpMagic || h.win != g_window_hit_id, 0))
+        return dispatch_found(nullptr, x, entry, payload, size);
+    h.nblocks = 0;
+    h.incoming_len = 0;
+    h.wire_len = sizeof(OpWire);
+    Window *w = g_window_hit;
+    if (h.flags != 0)
+        return h.flags == kBundle ? dispatch_bundle(w, x, entry, payload, size)
+                                  : dispatch_general(w, x, entry, payload, size);
+    return dispatch_bare(w, x, entry, payload, size);
 }
 
 }  // namespace xrdma::mpi

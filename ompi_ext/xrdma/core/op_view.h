@@ -69,6 +69,7 @@ struct OpView {
     // push(), which stream_view() sets together with them).
     StreamRef stream;
     const uint8_t *rkey;
+    ucp_ep_h stream_ep;  // to the origin, whose memory that is
 };
 
 // The X-operation this thread runs an entry of (window_dispatch(), one at a

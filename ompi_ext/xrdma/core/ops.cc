@@ -186,8 +186,11 @@ size_t build_payload(xrdma::Bytes *payload, OpHdr hdr, const std::vector<Block> 
                      MPI_Datatype otype, MPI_Comm comm, const StreamOut &so, const IncomingRef &ref, int packed,
                      const void *args, int args_size)
 {
-    payload->resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
-    uint8_t *p = payload->data() + sizeof(hdr);
+    // (The header's length is decided before the incoming data is packed.)
+    const bool ext = !blocks.empty() || packed > 0;
+    const size_t hl = op_hdr_size(ext);
+    payload->resize(hl + blocks.size() * sizeof(Block) + size_t(packed) + size_t(args_size));
+    uint8_t *p = payload->data() + hl;
     if (!blocks.empty()) memcpy(p, blocks.data(), blocks.size() * sizeof(Block));
     p += blocks.size() * sizeof(Block);
     int pos = 0;
@@ -201,24 +204,34 @@ size_t build_payload(xrdma::Bytes *payload, OpHdr hdr, const std::vector<Block> 
         MPI_Pack(origin, ocount, otype, p, packed, &pos, comm);
     }
     hdr.incoming_len = uint32_t(pos);
-    memcpy(payload->data(), &hdr, sizeof(hdr));
+    op_hdr_write(payload->data(), hdr, ext);
     if (args_size) memcpy(p + pos, args, size_t(args_size));
-    payload->resize(sizeof(hdr) + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
+    payload->resize(hl + blocks.size() * sizeof(Block) + size_t(pos) + size_t(args_size));
     return payload->size();
 }
 
 // [OpHdr][args] of an Xinvoke with up to kSmallArgs bytes of arguments, on
 // the stack.
 struct SmallInvoke {
-    alignas(8) uint8_t bytes[sizeof(OpHdr) + kSmallArgs];
+    alignas(8) uint8_t bytes[sizeof(OpWire) + kSmallArgs];
     // Its length.
     size_t build(const OpHdr &hdr, const void *args, int args_size)
     {
-        memcpy(bytes, &hdr, sizeof(hdr));
-        xrdma::copy_bytes(bytes + sizeof(hdr), args, size_t(args_size));
-        return sizeof(hdr) + size_t(args_size);
+        const size_t hl = op_hdr_write(bytes, hdr);  // (an Xinvoke's: never extended)
+        xrdma::copy_bytes(bytes + hl, args, size_t(args_size));
+        return hl + size_t(args_size);
     }
 };
+
+// An X-op to @p t, whose process this one has no endpoint to (its address
+// was never learnt, or it failed): the error the call reports.
+__attribute__((noinline, cold)) int unreachable(Window *w, int op, int t)
+{
+    return error_code(MPIX_ERR_PEER, std::string(op_name(op)) + " to rank " + std::to_string(t) +
+                                         ": no endpoint to its process (world rank " +
+                                         std::to_string(w->group->world[size_t(t)]) + "): it failed, or UCX cannot "
+                                         "reach it");
+}
 
 // X-op @p r, which the plugin refused with @p st: undone, its record
 // released. Its error code; MPI_SUCCESS when it has a request (@p req, then
@@ -248,11 +261,11 @@ inline unsigned lazy_ack(Window *w, int t)
     return ++w->unsynced[size_t(t)] > kLazyAckAfter ? unsigned(UCX_IFUNC_INVOKE_LAZY_ACK) : 0u;
 }
 
-constexpr size_t kRecordHdr = 4 + sizeof(OpHdr);  // a record's length word and X-op header
+constexpr size_t kRecordHdr = 4 + sizeof(OpWire);  // a record's length word and X-op header
 // A bundle stays a small message: 8 Xinvokes of the most arguments
 // (kSmallArgs) fit; a record that would not fit sends the bundle first.
 constexpr size_t kBundleBytes = 768;
-static_assert(sizeof(OpHdr) + 8 * (kRecordHdr + kSmallArgs) <= kBundleBytes, "8 records of the most arguments fit");
+static_assert(sizeof(OpWire) + 8 * (kRecordHdr + kSmallArgs) <= kBundleBytes, "8 records of the most arguments fit");
 
 // The bundle (bundle.h): [OpHdr kBundle][records], built in place.
 struct Bundle {
@@ -309,12 +322,12 @@ void bundle_add(Window *w, int t, ucx_ifunc_h h, const OpHdr &hdr, const void *a
         b.w = w;
         b.target = t;
         b.h = h;
-        b.len = sizeof(OpHdr);
+        b.len = sizeof(OpWire);
     }
-    const uint32_t rec = uint32_t(sizeof(OpHdr) + size_t(args_size));
+    const uint32_t rec = uint32_t(sizeof(OpWire) + size_t(args_size));
     uint8_t *p = b.bytes + b.len;
     memcpy(p, &rec, 4);
-    memcpy(p + 4, &hdr, sizeof(hdr));
+    op_hdr_write(p + 4, hdr);
     xrdma::copy_bytes(p + kRecordHdr, args, size_t(args_size));
     b.len += 4 + rec;
     w->pending[size_t(t)]++;
@@ -356,16 +369,15 @@ void bundle_flush()
     const uint8_t *msg = b.bytes;
     size_t len = b.len;
     if (n == 1) {
-        msg += sizeof(OpHdr) + 4;
-        len -= sizeof(OpHdr) + 4;
+        msg += sizeof(OpWire) + 4;
+        len -= sizeof(OpWire) + 4;
     } else {
-        const OpHdr hdr{kOpMagic, uint8_t(XRDMA_OP_INVOKE), kBundle, 0, 0, int64_t(n)};
-        memcpy(b.bytes, &hdr, sizeof(hdr));
+        op_hdr_write(b.bytes, OpHdr{kOpMagic, uint8_t(XRDMA_OP_INVOKE), kBundle, 0, w->id, int64_t(n), 0, 0});
     }
     OpRecord *r = op_get();
     *r = OpRecord{w, t, XRDMA_OP_INVOKE, nullptr, 0, MPI_BYTE, false, MPI_REQUEST_NULL};
     r->count = n;
-    const ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(b.h, w->eps[size_t(t)], msg, len, lazy_ack(w, t), op_done, r);
+    const ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(b.h, w->eps[size_t(t)], msg, len, lazy_ack(w, t), op_done, r);  // (bundled: its endpoint exists)
     if (st == UCX_IFUNC_INPROGRESS) return;
     // (Reported by the synchronisation call that completes them.)
     const int err = refused(r, st, nullptr, MPI_REQUEST_NULL);
@@ -391,11 +403,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         MPI_Win_call_errhandler(win, err);
         return err;
     };
-    if (!w) {
-        std::string why = window_unavailable(win);
-        if (why.empty()) return bad(MPI_ERR_WIN);
-        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " + why));
-    }
+    if (!w) return bad(MPI_ERR_WIN);
     if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
         // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
         // MPI's own argument checks and datatype support.
@@ -429,6 +437,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         if (ocount && !origin && osize) return bad(MPI_ERR_BUFFER);
     }
     int err = MPI_SUCCESS;
+    if (__builtin_expect(!w->origin(), 0) && !origin_ready(w, &err))
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " +
+                                               w->unusable));
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
     if (!h) return bad(err);
 
@@ -443,18 +454,20 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     // plugin without the choices the general path below makes for the other
     // X-ops (~50 instructions per op at the origin).
     if (op == XRDMA_OP_INVOKE && !request && size_t(args_size) <= kSmallArgs && !here) {
+        const ucp_ep_h ep = w->ep(trank);
+        if (__builtin_expect(!ep, 0)) return bad(unreachable(w, op, trank));
+        const OpHdr hdr{kOpMagic, uint8_t(op), 0, 0, w->id, tdisp, 0, 0};
         if (bundled(w, trank, h)) {
-            bundle_add(w, trank, h, OpHdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp}, args, args_size);
+            bundle_add(w, trank, h, hdr, args, args_size);
             issued(rt);
             return MPI_SUCCESS;
         }
         SmallInvoke msg;
-        const size_t len = msg.build(OpHdr{kOpMagic, uint8_t(op), 0, 0, 0, tdisp}, args, args_size);
+        const size_t len = msg.build(hdr, args, args_size);
         OpRecord *r = op_get();
         *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
         w->pending[size_t(trank)]++;
-        ucx_ifunc_status_t st =
-            ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg.bytes, len, lazy_ack(w, trank), op_done, r);
+        ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, ep, msg.bytes, len, lazy_ack(w, trank), op_done, r);
         if (st != UCX_IFUNC_INPROGRESS) return bad(refused(r, st, nullptr, MPI_REQUEST_NULL));
         issued(rt);
         return MPI_SUCCESS;
@@ -463,9 +476,12 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     bundle_flush_if_any();  // (X-ops to a target stay in order)
 
     // [OpHdr][blocks][incoming data][args]
+    const ucp_ep_h ep = here ? nullptr : w->ep(trank);
+    if (!here && !ep) return bad(unreachable(w, op, trank));
     OpHdr hdr{};
     hdr.magic = kOpMagic;
     hdr.op = uint8_t(op);
+    hdr.win = w->id;
     hdr.disp = tdisp;
     hdr.nblocks = uint32_t(blocks.size());
     // Run here on contiguous origin data: the function reads it in place.
@@ -475,7 +491,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (hdr.flags & kIncomingByRef)
         packed = int(sizeof(ref));
     else if (op == XRDMA_OP_PUT)
-        MPI_Pack_size(ocount, otype, w->comm, &packed);
+        MPI_Pack_size(ocount, otype, MPI_COMM_WORLD, &packed);
     // A streaming function in another process: larger data stays here, the
     // target fetches it chunk by chunk while its handlers run; and a large
     // reply is written straight into a contiguous origin buffer.
@@ -489,7 +505,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
             streamed = kReplyStream;
     }
     if (streamed) {
-        err = stream_expose(op_name(op), w->rank, origin, ocount, otype, w->comm, &so);
+        err = stream_expose(op_name(op), w->rank, origin, ocount, otype, MPI_COMM_WORLD, &so);
         if (err != MPI_SUCCESS) return bad(err);
         hdr.flags |= streamed;
         packed = int(so.wire.size());
@@ -503,7 +519,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (op == XRDMA_OP_INVOKE && size_t(args_size) <= kSmallArgs) {
         msg_len = small.build(hdr, args, args_size);
     } else {
-        msg_len = build_payload(&payload, hdr, blocks, origin, ocount, otype, w->comm, so, ref, packed, args, args_size);
+        msg_len = build_payload(&payload, hdr, blocks, origin, ocount, otype, MPI_COMM_WORLD, so, ref, packed, args,
+                                args_size);
         msg = payload.data();
     }
 
@@ -526,8 +543,8 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
                            (!here && !request ? lazy_ack(w, trank) : 0u);
     ucx_ifunc_status_t st =
-        here ? ucx_ifunc_invoke_local(h, trank, msg, msg_len, op_done, r)
-            : ucx_ifunc_invoke_nbx(h, w->eps[size_t(trank)], msg, msg_len, flags, op_done, r);
+        here ? ucx_ifunc_invoke_local(h, w->group->world[size_t(trank)], msg, msg_len, op_done, r)
+            : ucx_ifunc_invoke_nbx(h, ep, msg, msg_len, flags, op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) {
         err = refused(r, st, request, req);
         return err == MPI_SUCCESS ? err : bad(err);

@@ -133,8 +133,13 @@ int MPI_Win_free(MPI_Win *win)
 {
     if (!win) return PMPI_Win_free(win);
     MPI_Win w = *win;
-    int err = window_teardown(w);
+    // This process's X-ops on it complete first; the window stays known
+    // until every process has entered MPI_Win_free (which synchronises them,
+    // Open MPI's and MPICH's alike: their osc components end with a barrier),
+    // so that X-ops others made before they entered still find it here.
+    int err = window_release(w);
     int rc = PMPI_Win_free(win);
+    if (rc == MPI_SUCCESS) window_forget(w);
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) {
         // The window is gone: report through the communicator's handler.
         MPI_Comm_call_errhandler(MPI_COMM_WORLD, err);

@@ -5,10 +5,12 @@
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "op_wire.h"
+#include "group.h"
 #include "window.h"
 #include "xrdma_common/hot.h"
 
 #include <hwloc.h>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <sched.h>
@@ -71,6 +73,11 @@ Runtime::~Runtime()
     for (auto &kv : windows) (void)kv.second.release();
 }
 
+namespace {
+// The plugin's connect hook: a peer it has no endpoint for yet.
+ucp_ep_h connect_hook(void *, int rank) { return Runtime::get().connect(rank); }
+}  // namespace
+
 int Runtime::start()
 {
     std::lock_guard<std::recursive_mutex> guard(mu);
@@ -89,7 +96,7 @@ int Runtime::start()
     // UCX's 128. Only XRDMA's own UCP context, only when UCX_TLS lets UCX
     // use shared memory; UCX_{MM,POSIX,SYSV}_FIFO_ELEM_SIZE set in the
     // environment win.
-    const size_t warm_op = ucx_ifunc_invoke_overhead(16) + sizeof(OpHdr) + 32 + 32;
+    const size_t warm_op = ucx_ifunc_invoke_overhead(16) + kOpHdrMax + 32 + 32;
     size_t elem = 128;
     while (elem < warm_op) elem *= 2;
     const std::string elem_size = std::to_string(elem);
@@ -124,6 +131,36 @@ int Runtime::start()
     ucp_worker_get_address(worker, &a, &len);
     address.assign(reinterpret_cast<uint8_t *>(a), reinterpret_cast<uint8_t *>(a) + len);
     ucp_worker_release_address(worker, a);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    peers.assign(size_t(world_size), Peer{});
+    // One context for every window: a window is a view, named in each
+    // X-op's header (op_wire.h); its code, bindings, rings and endpoints
+    // are per process pair.
+    ucx_ifunc_context_params_t cp{};
+    cp.worker = worker;
+    cp.ucp_context = ucp;
+    cp.rank = world_rank;
+    cp.size = world_size;
+    cp.dispatch = window_dispatch;
+    cp.runs_here = window_runs_here;
+    cp.continue_at = window_continue_at;
+    cp.am_id = kAmIdBase;
+    // Warm invocations and answers name their sender by world rank; a rank
+    // the table has no endpoint for is connected then (connect_hook).
+    cp.peers_by_rank = 1;
+    cp.connect = connect_hook;
+    if (ucx_ifunc_context_create(&cp, &ctx) != UCX_IFUNC_OK || node_local_start(worker) != UCS_OK) {
+        XRDMA_ERROR("the X-operation context cannot be created on XRDMA's UCP worker");
+        if (ctx) ucx_ifunc_context_destroy(ctx);
+        ctx = nullptr;
+        ucp_worker_destroy(worker);
+        ucp_cleanup(ucp);
+        worker = nullptr;
+        ucp = nullptr;
+        return MPI_ERR_OTHER;
+    }
+    progress_ctx_ = ctx;
     progress_hook_register();
     std::string exec = config_get("XRDMA_EXEC");
     if (exec != "auto" && exec != "target")
@@ -147,22 +184,30 @@ void Runtime::stop()
         thread_.join();
     }
     std::lock_guard<std::recursive_mutex> guard(mu);
+    groups_release();
     if (!started_) return;
     bundle_flush_if_any();  // (its window was not freed: it goes like the X-ops sent before it)
-    progress_ctx_ = nullptr;  // (windows still alive are abandoned: progress_other() serves nothing now)
+    progress_ctx_ = nullptr;
     progress_hook_unregister();
+    if (config_get_ull("XRDMA_STATS")) print_stats();
     for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);
-    for (auto &kv : eps) {
-        ucp_request_param_t p{};
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        ucs_status_ptr_t r = ucp_ep_close_nbx(kv.second, &p);
+    // (Windows still alive are abandoned: nothing reaches them from here on.)
+    ifuncs_release();
+    ucx_ifunc_context_destroy(ctx);
+    ctx = nullptr;
+    node_local_stop();
+    for (Peer &p : peers) {
+        if (!p.ep) continue;
+        ucp_request_param_t rp{};
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &rp);
         if (r && !UCS_PTR_IS_ERR(r)) {
             while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker);
             ucp_request_free(r);
         }
+        p.ep = nullptr;
     }
-    eps.clear();
     ucp_worker_destroy(worker);
     ucp_cleanup(ucp);
     worker = nullptr;
@@ -181,35 +226,52 @@ void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 void Runtime::ep_failed(ucp_ep_h ep)
 {
     std::lock_guard<std::recursive_mutex> guard(mu);
+    for (Peer &p : peers)
+        if (p.ep == ep) p.failed = true;
+    if (ctx) ucx_ifunc_peer_failed(ctx, ep);
     for (auto &kv : windows) {
-        ucx_ifunc_peer_failed(kv.second->context, ep);
         Window &w = *kv.second;
         for (size_t t = 0; t < w.eps.size(); ++t)
             if (w.eps[t] == ep) w.peer_failed[t] = 1;
     }
 }
 
-ucp_ep_h Runtime::ep_to(const std::vector<uint8_t> &addr, bool detect_failure)
+void Runtime::learn_peer(int world, const uint8_t *addr, size_t len, bool remote, bool local)
 {
-    auto it = eps.find(addr);
-    if (it != eps.end()) return it->second;
+    if (world < 0 || world >= int(peers.size())) return;
+    Peer &p = peers[size_t(world)];
+    if (p.address.empty()) p.address.assign(addr, addr + len);
+    p.remote = remote;
+    p.local = local;
+}
+
+ucp_ep_h Runtime::connect(int world)
+{
+    if (!started_ || world < 0 || world >= int(peers.size())) return nullptr;
+    Peer &p = peers[size_t(world)];
+    if (p.ep || p.failed) return p.ep;
+    if (p.address.empty()) {
+        XRDMA_DEBUG("rank %d: no address of world rank %d (no window shared with it)", world_rank, world);
+        return nullptr;
+    }
     ucp_ep_params_t ep{};
     ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-    ep.address = reinterpret_cast<const ucp_address_t *>(addr.data());
-    if (detect_failure) {
+    ep.address = reinterpret_cast<const ucp_address_t *>(p.address.data());
+    static const std::string mode = config_get("XRDMA_PEER_FAILURE");
+    if (mode == "on" || (mode == "auto" && p.remote)) {
         ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
         ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
         ep.err_handler.cb = on_ep_error;
         ep.err_handler.arg = this;
     }
-    ucp_ep_h h = nullptr;
-    ucs_status_t st = ucp_ep_create(worker, &ep, &h);
+    ucs_status_t st = ucp_ep_create(worker, &ep, &p.ep);
     if (st != UCS_OK) {
-        XRDMA_ERROR("ucp_ep_create: %s", ucs_status_string(st));
+        XRDMA_ERROR("ucp_ep_create to world rank %d: %s", world, ucs_status_string(st));
+        p.ep = nullptr;
         return nullptr;
     }
-    eps.emplace(addr, h);
-    return h;
+    connected++;
+    return p.ep;
 }
 
 unsigned Runtime::progress(bool waiting)
@@ -218,18 +280,35 @@ unsigned Runtime::progress(bool waiting)
     return progress_locked(waiting);
 }
 
-// progress_locked() without a window to serve through: the worker alone,
-// once started (or the windows while one of them leaves).
-unsigned Runtime::progress_other()
+void Runtime::ifuncs_release()
 {
-    if (!started_) return 0;
-    if (windows.empty()) return ucp_worker_progress(worker);
-    return ucx_ifunc_progress(windows.begin()->second->context);
+    for (MPIX_Ifunc f : ifuncs) {
+        ucx_ifunc_deregister(f->handle);
+        f->handle = nullptr;
+    }
+    ifuncs.clear();
 }
 
-void Runtime::windows_changed(bool leaving)
+// One line of counters per process (XRDMA_STATS=1): what the scale
+// benchmark and tests read (benchmarks/scale.c).
+void Runtime::print_stats()
 {
-    progress_ctx_ = leaving || windows.empty() ? nullptr : windows.begin()->second->context;
+    ucx_ifunc_stats_t s{};
+    ucx_ifunc_stats(ctx, &s);
+    fprintf(stderr,
+            "[xrdma stats] rank %d: contexts %llu windows %zu endpoints %lu peers %llu invocations_sent %llu "
+            "code_sends %llu bytes_sent %llu executed %llu rings_in %llu ring_bytes %llu deferred %llu\n",
+            world_rank, (unsigned long long)s.contexts, windows.size(), connected, (unsigned long long)s.peers,
+            (unsigned long long)s.invocations_sent, (unsigned long long)s.code_sends,
+            (unsigned long long)s.bytes_sent, (unsigned long long)s.executed, (unsigned long long)s.rings_in,
+            (unsigned long long)s.ring_bytes, (unsigned long long)s.deferred);
+}
+
+void Runtime::windows_changed()
+{
+    last_window = nullptr;
+    g_window_hit_id = kNoWindow;
+    g_window_hit = nullptr;
 }
 
 unsigned Runtime::app_progress_shared()

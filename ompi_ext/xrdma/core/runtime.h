@@ -1,30 +1,43 @@
-// Process-wide state of the MPI layer: one UCP worker shared by all windows,
-// endpoints by peer address, the window table, and progress (Open MPI's
+// Process-wide state of the MPI layer: one UCP worker and one plugin context
+// shared by every window (a window is a view: its id travels in each
+// X-operation's header), the processes it talks to (MPI_COMM_WORLD ranks:
+// worker addresses learnt at a group's first window, endpoints made at the
+// first message either way), the window tables, and progress (Open MPI's
 // progress engine, MPIX calls, and the optional progress thread).
 #pragma once
 
 #include "bundle.h"
+#include "node_local.h"
 #include "ucx_ifunc.h"
 
 #include <mpi.h>
 
 #include <atomic>
-#include <bitset>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
+
+struct MPIX_Ifunc_s;
 
 namespace xrdma::mpi {
 
 struct Window;
-// Window slots: 2 UCP AM ids each from 0x40; UCP AM ids are 16 bit and UCX
-// 1.13 grows its handler table to the highest id set (no other limit), so
-// about 32k windows with X-operations can be alive at once per process.
-constexpr int kAmIdBase = 0x40;
-constexpr int kSlots = (0x10000 - kAmIdBase) / 2;
+// The plugin context's two UCP AM ids, and the MPI layer's own (node-local
+// execution's queries and offers, node_local.cc).
+constexpr uint16_t kAmIdBase = 0x40;
+constexpr uint16_t kAmControl = kAmIdBase + 2;
+
+// Another process of the job, by MPI_COMM_WORLD rank.
+struct Peer {
+    std::vector<uint8_t> address;  // its worker's (empty: not learnt yet)
+    ucp_ep_h ep = nullptr;         // made at the first message either way (Runtime::peer_ep())
+    bool remote = false;           // on another host: failure detection (XRDMA_PEER_FAILURE=auto)
+    bool local = false;            // on this node: its window memory may be mapped here
+    bool failed = false;           // its endpoint failed: never connected again
+};
 
 class Runtime {
 public:
@@ -44,14 +57,22 @@ public:
 
     ucp_context_h ucp = nullptr;
     ucp_worker_h worker = nullptr;
+    ucx_ifunc_context_h ctx = nullptr;  // the plugin context every window shares
     std::vector<uint8_t> address;
-    std::map<std::vector<uint8_t>, ucp_ep_h> eps;
+    int world_rank = 0, world_size = 1;
+    std::vector<Peer> peers;  // by MPI_COMM_WORLD rank
     std::unordered_map<MPI_Win, std::unique_ptr<Window>> windows;
+    // MPIX_Ifuncs registered with the plugin (released at MPI_Finalize if
+    // the program did not free them).
+    std::unordered_set<::MPIX_Ifunc_s *> ifuncs;
+    unsigned long connected = 0;  // endpoints made (Runtime::connect())
+    // The same windows by id (a target finds an X-op's window by the id in
+    // its header: window_by_id(), window.h).
+    std::unordered_map<uint32_t, Window *> by_id;
     // The window window_find() found last (a stream of X-ops names one
     // window): forgotten whenever windows changes.
     MPI_Win last_win = MPI_WIN_NULL;
     Window *last_window = nullptr;
-    std::bitset<kSlots> slots;
     int thread_level = MPI_THREAD_SINGLE;
     // XRDMA_EXEC=auto: X-ops whose target memory is mapped here run here.
     bool exec_auto = true;
@@ -63,13 +84,24 @@ public:
     // Endpoint failure from UCX: fail every X-op pending on it.
     void ep_failed(ucp_ep_h ep);
 
-    // Start UCX, the progress hook and thread (idempotent). MPI error code.
+    // Start UCX, the plugin context, the progress hook and thread
+    // (idempotent). MPI error code.
     int start();
+    bool started() const { return started_; }
     // Tear everything down (MPI_Finalize).
     void stop();
-    // Endpoint to a worker address; @p detect_failure asks UCX for peer
-    // failure detection (only transports that have it, e.g. TCP, qualify).
-    ucp_ep_h ep_to(const std::vector<uint8_t> &address, bool detect_failure);
+    // What a group's first window taught about process @p world.
+    void learn_peer(int world, const uint8_t *address, size_t len, bool remote, bool local);
+    // The endpoint to process @p world, made now if there is none yet
+    // (nullptr: its address is unknown here, or it failed).
+    ucp_ep_h peer_ep(int world)
+    {
+        if (__builtin_expect(world >= 0 && world < int(peers.size()) && peers[size_t(world)].ep, 1))
+            return peers[size_t(world)].ep;
+        return connect(world);
+    }
+    ucp_ep_h connect(int world);
+
     // Progress every window; caller holds mu. Returns events handled.
     // @p waiting: the caller waits for answers to its X-ops (a
     // synchronisation call): an empty pass then watches the rings a moment
@@ -94,10 +126,8 @@ public:
     // Whether mu must be taken: another thread may call (the thread level
     // is serialized or multiple, or the progress thread runs).
     bool lock_needed() const { return !one_thread_.load(std::memory_order_relaxed); }
-    // The windows changed (caller holds mu): progress_locked() serves
-    // them through the context of one of them (nullptr: before the
-    // window leaves, so that nothing reaches its context meanwhile).
-    void windows_changed(bool leaving = false);
+    // The windows changed (caller holds mu): what remembers one found last forgets it.
+    void windows_changed();
 
 private:
     bool started_ = false;
@@ -112,23 +142,23 @@ private:
     // while it moves, the application drives progress itself and the
     // progress thread stays off the lock (thread_main).
     std::atomic<unsigned> app_progress_{0};
-    // One pass over the shared worker serves every window's context (the
-    // plugin runs what the pass queued for each): 300 windows cost one pass,
-    // not 300 (an MPI_Barrier with 300 windows took 86 us instead of 4 us).
-    // Through the context of one window (windows_changed()); without one,
-    // progress_other().
+    // One pass over the worker serves every window (one context); nullptr
+    // before start() and after stop().
     ucx_ifunc_context_h progress_ctx_ = nullptr;
     unsigned progress_locked(bool waiting = false)
     {
         bundle_flush_if_any();  // (a bundle waits for no pass: bundle.h)
         ucx_ifunc_context_h c = progress_ctx_;
-        if (__builtin_expect(c == nullptr, 0)) return progress_other();
-        return waiting ? ucx_ifunc_progress_wait(c) : ucx_ifunc_progress(c);
+        if (__builtin_expect(c == nullptr, 0)) return 0;
+        const unsigned n = waiting ? ucx_ifunc_progress_wait(c) : ucx_ifunc_progress(c);
+        node_local_progress();  // (node peers' questions that came while a function ran)
+        return n;
     }
-    unsigned progress_other();
     unsigned try_progress_shared();
     unsigned app_progress_shared();
     void thread_main();
+    void ifuncs_release();
+    void print_stats();  // XRDMA_STATS=1, at MPI_Finalize
 };
 
 // Runtime::mu as the paths of every operation take it (std::unique_lock

@@ -99,7 +99,7 @@ int begin_remote(xrdma_ctx *x, OpView &v, const std::string &what)
     if (ucx_ifunc_ctx_progress(x) < 0)
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": the operation runs inside UCX's handler (not sent queued)");
     if (g.rkey) return 0;  // (already unpacked for this operation)
-    ucs_status_t st = ucp_ep_rkey_unpack(v.w->eps[size_t(v.stream.rank)], v.rkey, &g.rkey);
+    ucs_status_t st = ucp_ep_rkey_unpack(v.stream_ep, v.rkey, &g.rkey);
     if (st != UCS_OK) {
         g.rkey = nullptr;
         return fail(x, UCX_IFUNC_ERR_PROTOCOL, what + ": its memory key: " + ucs_status_string(st));
@@ -123,7 +123,7 @@ template <class Sink>
 int fetch_all(xrdma_ctx *x, OpView &v, Sink &&sink)
 {
     const StreamRef &ref = v.stream;
-    ucp_ep_h ep = v.w->eps[size_t(ref.rank)];
+    ucp_ep_h ep = v.stream_ep;
     const std::string from = "fetching the incoming data from rank " + std::to_string(ref.rank);
     if (begin_remote(x, v, from) != 0) return -1;
     const size_t chunk = stream_chunk();
@@ -159,7 +159,7 @@ int push_slot_out(xrdma_ctx *x, OpView &v)
     p.cb.send = fetch_done;
     p.user_data = &f;
     ucs_status_ptr_t r =
-        ucp_put_nbx(v.w->eps[size_t(v.stream.rank)], f.buf.data(), f.len, v.stream.addr + g.pushed, g.rkey, &p);
+        ucp_put_nbx(v.stream_ep, f.buf.data(), f.len, v.stream.addr + g.pushed, g.rkey, &p);
     f.busy = UCS_PTR_IS_PTR(r);
     f.status = f.busy ? UCS_OK : UCS_PTR_STATUS(r);
     g.pushed += f.len;
@@ -201,7 +201,7 @@ int push_finish(xrdma_ctx *x, OpView &v)
         // after puts on the same endpoint.
         ucp_request_param_t p;
         p.op_attr_mask = 0;
-        ucs_status_ptr_t r = ucp_ep_flush_nbx(v.w->eps[size_t(v.stream.rank)], &p);
+        ucs_status_ptr_t r = ucp_ep_flush_nbx(v.stream_ep, &p);
         ucs_status_t st = UCS_PTR_STATUS(r);
         if (UCS_PTR_IS_PTR(r)) {
             while ((st = ucp_request_check_status(r)) == UCS_INPROGRESS)
@@ -342,8 +342,10 @@ bool stream_view(OpView &v, int origin, const uint8_t *field, size_t len, bool r
         return *why = "streamed data with a malformed memory key", false;
     // Only the origin's own memory: a peer cannot make this rank read
     // another rank's.
-    if (ref.rank != origin || ref.rank < 0 || ref.rank >= v.w->size || !v.w->eps[size_t(ref.rank)])
+    if (ref.rank != origin || ref.rank < 0 || ref.rank >= v.w->size)
         return *why = "streamed data from a rank other than the origin", false;
+    v.stream_ep = Runtime::get().peer_ep(v.w->group->world[size_t(ref.rank)]);
+    if (!v.stream_ep) return *why = "no endpoint to the origin", false;
     // UCX unpacks a key without knowing its length: a key from a peer is
     // read from a copy with zeros after it, as far as UCX could ever read.
     memcpy(g.key, field + sizeof(ref), ref.rkey_len);

@@ -10,6 +10,7 @@ site=$(ls -d "$root"/lib/python3*/site-packages 2>/dev/null | head -1)
 check "[ -n '$site' ] && [ -f '$site/xrdma/__init__.py' ] && [ -f '$site/xrdma/compiler.py' ]" \
       "installed lib/python3.N/site-packages/xrdma"
 check "grep -q 'LIBDIR = \"$libdir\"' '$site/xrdma/_config.py'" "_config.py names the installed libdir"
+check "grep -q 'PYTHON = \"$python\"' '$site/xrdma/_config.py'" "... and the Python it was built for"
 cat >"$stage/app.py" <<'PY'
 import sys
 import xrdma

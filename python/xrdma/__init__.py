@@ -25,6 +25,6 @@ def __getattr__(name):
     import importlib
     if name in ("function", "Function", "CompileError"):
         return getattr(importlib.import_module(".compiler", __name__), name)
-    if name in ("rt", "compiler", "image", "raised"):
+    if name in ("rt", "compiler", "image", "cache", "fingerprint", "knobs", "raised"):
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'xrdma' has no attribute {name!r}")

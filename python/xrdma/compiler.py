@@ -35,6 +35,8 @@ import llvmlite.binding as ll
 import numba
 from numba import types
 
+from . import cache as _cache
+from . import fingerprint
 from . import image as _image
 from . import raised
 from . import rt
@@ -259,24 +261,67 @@ def to_bitcode(pyfunc, entry=None):
     return mod.as_bitcode(), _triple_of(mod.triple), imports, sites
 
 
+def _build(pyfunc, entry):
+    """(metadata, image) of @p pyfunc: what the compile cache keeps."""
+    bitcode, triple, imports, sites = to_bitcode(pyfunc, entry)
+    image = _image.build([entry], [(_image.KIND_BITCODE, triple, bitcode)])
+    return {"entry": entry, "triple": triple, "imports": imports, "exceptions": [s.to_json() for s in sites]}, image
+
+
+def _accept(entry):
+    """Whether a cache entry's metadata and image are those of a function
+    compiled as @p entry (what Function reads of them is well-formed)."""
+    def accept(meta, image):
+        try:
+            parts = _image.parts(image)
+            for d in meta["exceptions"]:
+                raised.Site.from_json(d)
+            return (meta["entry"] == entry and len(parts) == 1 and parts[0][0] == _image.KIND_BITCODE
+                    and parts[0][1] == meta["triple"] and isinstance(meta["imports"], list)
+                    and all(isinstance(n, str) for n in meta["imports"]))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False
+    return accept
+
+
 class Function:
     """A Python function compiled into an XRDMA image (origin side).
 
     .image: the image bytes; .bitcode; .entry; .imports (C functions the
     code calls); .exceptions (raised.Site of each exception it can raise,
-    the k-th returning EXCEPTION_RETURN - k); .compile_seconds. Pass it
-    wherever an Ifunc goes (xrdma.xget(..., ifunc=f)): it is loaded
+    the k-th returning EXCEPTION_RETURN - k); .compile_seconds (time to get
+    the image here, compiled or read from the cache); .compiled_here
+    (whether this process ran the compile); .cache_path (its compile cache
+    entry, or None: XRDMA_PY_CACHE=off, or .uncached_because says why).
+    Pass it wherever an Ifunc goes (xrdma.xget(..., ifunc=f)): it is loaded
     (MPIX_Ifunc_load_mem) on first use. .save(path) writes the image as a
     .xfn file."""
 
     def __init__(self, pyfunc, entry=None):
         t0 = time.perf_counter()
         self.entry = entry or pyfunc.__name__
-        self.bitcode, self.triple, self.imports, self.exceptions = to_bitcode(pyfunc, self.entry)
-        self.image = _image.build([self.entry], [(_image.KIND_BITCODE, self.triple, self.bitcode)])
+        _check_entry(self.entry)
+        self.py_function = pyfunc
+        self.cache_path = self.uncached_because = None
+        dirname, key = _cache.directory(), None
+        if dirname is None:
+            self.uncached_because = "XRDMA_PY_CACHE is off or its directory cannot be used"
+        else:
+            try:
+                key = fingerprint.key(pyfunc, self.entry, SIGNATURE, ll.get_process_triple())
+            except fingerprint.Unkeyable as e:
+                self.uncached_because = f"it reads {e}, which the cache key cannot describe"
+        if key:
+            meta, self.image, self.compiled_here = _cache.fetch(dirname, key, lambda: _build(pyfunc, self.entry),
+                                                                _accept(self.entry))
+            self.cache_path = _cache.entry_path(dirname, key)
+        else:
+            (meta, self.image), self.compiled_here = _build(pyfunc, self.entry), True
+        self.triple, self.imports = meta["triple"], meta["imports"]
+        self.exceptions = [raised.Site.from_json(d) for d in meta["exceptions"]]
+        self.bitcode = _image.parts(self.image)[0][2]
         raised.register(self.entry, self.exceptions)
         self.compile_seconds = time.perf_counter() - t0
-        self.py_function = pyfunc
         self._loaded = None
 
     @property

@@ -1,8 +1,8 @@
 """Functions written in Python (@xrdma.function): compiled by Numba to LLVM
-bitcode at each origin, shipped in an image, compiled by the targets' JIT;
-the exceptions they raise at the targets, back at the origin. Every rank
-compiles its own (only to test the origin side everywhere: the targets
-never run Python for them)."""
+bitcode at an origin (once for the ranks of the run, through the compile
+cache: test_compile_cache.py), shipped in an image, compiled by the
+targets' JIT; the exceptions they raise at the targets, back at the
+origin."""
 import subprocess
 import os
 
@@ -240,18 +240,22 @@ def test_refused_symbols_are_reported():
     assert xrdma.function(entry="zero")(lambda ctx, args, args_size: int32(0)).entry == "zero"
 
 
-def test_every_rank_compiles_the_same_image(comm):
-    # Each rank compiles its own copy; a target caches code by the image's
-    # hash, so the copies must be byte for byte the same, however many
-    # functions the process compiled before (Numba numbers them), and
-    # whatever Numba named its exception constants after, or a target would
-    # load and JIT-compile one copy per origin.
+def test_every_rank_compiles_the_same_image(comm, monkeypatch):
+    # Without the compile cache, each rank compiles its own copy; a target
+    # caches code by the image's hash, so the copies must be byte for byte
+    # the same, however many functions the process compiled before (Numba
+    # numbers them), and whatever Numba named its exception constants
+    # after, or a target would load and JIT-compile one copy per origin
+    # (and ranks on other nodes compile their own).
+    monkeypatch.setenv("XRDMA_PY_CACHE", "off")
+
     def first(ctx, args, args_size):
         return int32(args_size)
     if comm.Get_rank() % 2:
         xrdma.function(first)
     for f in (tour, divide_by_arg, check_words):
         again = xrdma.function(f.py_function, entry=f.entry)
+        assert again.compiled_here and again.cache_path is None
         assert again.image == f.image
         images = comm.allgather(again.image)
         assert all(i == f.image for i in images)

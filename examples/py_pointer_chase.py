@@ -221,7 +221,8 @@ def main(argv=None):
                   f"{reps} chases (+{warm} warm-up), UCX_TLS={os.environ.get('UCX_TLS', '(default)')}")
             if compile_s is not None:
                 f = fns["python"]
-                print(f"# chase written in Python: compiled to a {len(f.image)} B bitcode image in "
+                how = "compiled" if f.compiled_here else "read from the compile cache (XRDMA_PY_CACHE)"
+                print(f"# chase written in Python: {how}, a {len(f.image)} B bitcode image, in "
                       f"{compile_s * 1e3:.0f} ms at rank 0 (after {import_s * 1e3:.0f} ms to import Numba); "
                       f"it calls {', '.join(f.imports)}")
             for r, (steps, fwd) in enumerate(counters):

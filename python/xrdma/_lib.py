@@ -9,10 +9,13 @@ importing xrdma after mpi4py.MPI is refused with an ImportError that says so.
 Where the libraries are: $XRDMA_LIBDIR if set (the test harness points it
 into a build tree), else the libdir this package was installed with
 (_config.py, written by `make install`), else the dynamic loader's search.
+Which interpreter can run XRDMA at all is _interpreter.py's concern.
 """
 import ctypes
 import os
 import sys
+
+from . import _interpreter
 
 CORE = "libmpix_xrdma_core.so.0"
 MPIX = "libmpix_xrdma.so.0"
@@ -46,6 +49,17 @@ if "mpi4py.MPI" in sys.modules:
 
 core = _open(CORE)
 lib = _open(MPIX)
+# This interpreter's mpi4py must be there and use XRDMA's MPI library
+# (_interpreter.py); its vendor is checked once mpi4py.MPI is imported.
+_interpreter.require_mpi4py(CORE)
+_interpreter.check_mpi_library(CORE)
+
+
+def import_mpi():
+    """mpi4py.MPI, after checking that it reports XRDMA's MPI vendor."""
+    from mpi4py import MPI
+    _interpreter.check_vendor(MPI, core, CORE)
+    return MPI
 
 _p, _i, _s = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t
 _a = ctypes.c_ssize_t  # MPI_Aint

@@ -4,10 +4,13 @@ Every XRDMA error code belongs to an MPI error class (MPIX_ERR_IFUNC_IMAGE
 ... created by the C library in MPI_Init) and carries XRDMA's message
 (MPI_Error_string). raise_for() turns a code into the subclass of its class,
 so `except xrdma.IfuncReturnError` and `except MPI.Exception` both work and
-e.Get_error_class() / e.Get_error_string() / str(e) tell what happened."""
+e.Get_error_class() / e.Get_error_string() / str(e) tell what happened. A
+Python function that raised at the target gives IfuncRaisedError, which
+names the Python exception (raised.py)."""
 from mpi4py import MPI
 
 from . import _lib
+from . import raised
 
 
 class XrdmaError(MPI.Exception):
@@ -30,6 +33,38 @@ IfuncReturnError = _error_class("IfuncReturnError", "MPIX_ERR_IFUNC_RETURN", "Th
 IfuncTimeoutError = _error_class("IfuncTimeoutError", "MPIX_ERR_IFUNC_TIMEOUT", "It ran past XRDMA_IFUNC_TIMEOUT")
 PeerError = _error_class("PeerError", "MPIX_ERR_PEER", "Target unreachable or failed")
 
+
+class IfuncRaisedError(IfuncReturnError):
+    """A function written in Python raised an exception at the target
+    (MPIX_ERR_IFUNC_RETURN). .exc_type_name and .exc_args say which, with
+    .exc_type (the class, when this process has it), .where (file, line)
+    and .rank (where it was raised); str(e) adds "TypeName: message"."""
+
+    def __str__(self):
+        text = f"{self.Get_error_string()}: the Python function raised {self.description}"
+        return f"{text} ({self.where})" if self.where else text
+
+
+def _raised_error(code, message):
+    """IfuncRaisedError for an MPIX_ERR_IFUNC_RETURN code whose message says
+    the function returned one of the exception codes, else None."""
+    got = raised.parse(message)
+    found = got and raised.lookup(got[1], got[2])
+    if not found:
+        return None
+    k, site = found
+    e = IfuncRaisedError(code)
+    e.rank, e.entry, e.site = got[0], got[1], k
+    if site is None:
+        e.exc_type = e.exc_type_name = None
+        e.exc_args, e.where, e.python_exception = (), None, None
+        e.description = "an exception" if k == 0 else f"exception number {k} of another function of that name"
+        return e
+    e.exc_type, e.exc_type_name, e.exc_args = site.exception_class(), site.type_name, site.args
+    e.where, e.python_exception, e.description = site.where(), site.exception(), site.message()
+    return e
+
+
 CLASSES = (IfuncImageError, IfuncLinkError, IfuncDeniedError, IfuncFaultError, IfuncReturnError,
            IfuncTimeoutError, PeerError)
 
@@ -40,6 +75,8 @@ def exception_for(code):
     cls = MPI.Get_error_class(code)
     for c in CLASSES:
         if _lib.error_class(c.c_name) == cls:
+            if c is IfuncReturnError:
+                return _raised_error(code, MPI.Get_error_string(code)) or c(code)
             return c(code)
     return MPI.Exception(code)
 

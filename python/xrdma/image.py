@@ -68,6 +68,16 @@ def build(entries, parts):
     return bytes(image)
 
 
+def parts(image):
+    """[(kind, triple, data bytes)] of an image that check() accepted."""
+    _, _, _, _, _, n_entries, n_parts, _ = struct.unpack_from("<8sHHIQII32s", image, 0)
+    out = []
+    for i in range(n_parts):
+        kind, _, toff, tlen, off, size = struct.unpack_from("<IIIIQQ", image, HEADER + 8 * n_entries + 32 * i)
+        out.append((kind, image[toff:toff + tlen].decode(), bytes(image[off:off + size])))
+    return out
+
+
 def check(image, entry=None):
     """Validate @p image with XRDMA's C reader: None if it is accepted, else
     the reader's reason. Needs libucx_ifunc (loaded by import xrdma)."""

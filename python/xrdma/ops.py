@@ -84,6 +84,13 @@ def _ifunc(ifunc):
     return h or None
 
 
+def _reraise(e):
+    """Raise mpi4py's @p e as xrdma's class; a Python function's exception
+    at the target becomes the cause, as if raised here."""
+    new = translate(e)
+    raise new from getattr(new, "python_exception", None)
+
+
 class Request(MPI.Request):
     """An MPIX_Rx* request: Wait/Test raise xrdma's exception classes."""
 
@@ -91,13 +98,13 @@ class Request(MPI.Request):
         try:
             return super().Wait(status)
         except MPI.Exception as e:
-            raise translate(e) from None
+            _reraise(e)
 
     def Test(self, status=None):
         try:
             return super().Test(status)
         except MPI.Exception as e:
-            raise translate(e) from None
+            _reraise(e)
 
     wait = Wait
     test = Test

@@ -10,6 +10,8 @@ site=$(ls -d "$root"/lib/python3*/site-packages 2>/dev/null | head -1)
 check "[ -n '$site' ] && [ -f '$site/xrdma/__init__.py' ] && [ -f '$site/xrdma/compiler.py' ]" \
       "installed lib/python3.N/site-packages/xrdma"
 check "grep -q 'LIBDIR = \"$libdir\"' '$site/xrdma/_config.py'" "_config.py names the installed libdir"
+check "grep -q 'PYTHON = \"$python\"' '$site/xrdma/_config.py'" "... and the Python it was built for"
+check "[ -f '$site/xrdma/cache.py' ] && [ -f '$site/xrdma/_interpreter.py' ]" "... with the compile cache and interpreter check"
 cat >"$stage/app.py" <<'PY'
 import sys
 import xrdma
@@ -56,7 +58,7 @@ cd "$stage" || exit 1
 # XRDMA_LIBDIR and LD_LIBRARY_PATH point there.
 export LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 check "timeout -k 5 120 mpirun ${flags[*]} ${preload[*]} -x UCX_TLS=sm,self -x LD_LIBRARY_PATH -x XRDMA_LIBDIR='$root/lib' \
-       -x PYTHONPATH='$site' -x NUMBA_CACHE_DIR='$stage' -n 2 '$python' app.py '$build/tests/mpi/ifuncs/mpi_ops.xfn' \
+       -x PYTHONPATH='$site' -x NUMBA_CACHE_DIR='$stage' -x XRDMA_PY_CACHE='$stage/py-cache' -n 2 '$python' app.py '$build/tests/mpi/ifuncs/mpi_ops.xfn' \
        >run.log 2>&1 && grep -q 'answers checked: ok' run.log || { cat run.log; false; }" \
       "an mpi4py program runs with the installed package"
 exit $fail

@@ -64,7 +64,7 @@ examples_mpi_subarray_add_SOURCES = examples/mpi_subarray_add.c
 examples_mpi_subarray_add_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_subarray_add_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_subarray_add_LDFLAGS = -no-install
-EXTRA_examples_mpi_subarray_add_DEPENDENCIES = examples/mpi_subarray_add_ifunc.xfn
+EXTRA_examples_mpi_subarray_add_DEPENDENCIES = examples/mpi_subarray_add_ifunc.xfn examples/mpi_subarray_add_plain_ifunc.xfn
 
 examples_mpi_stream_reduce_SOURCES = examples/mpi_stream_reduce.c
 examples_mpi_stream_reduce_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
@@ -73,7 +73,7 @@ examples_mpi_stream_reduce_LDFLAGS = -no-install
 EXTRA_examples_mpi_stream_reduce_DEPENDENCIES = examples/mpi_stream_reduce_ifunc.xfn
 
 MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c examples/mpi_filter_ifunc.c \
-	examples/mpi_subarray_add_ifunc.c examples/mpi_stream_reduce_ifunc.c
+	examples/mpi_subarray_add_ifunc.c examples/mpi_subarray_add_plain_ifunc.c examples/mpi_stream_reduce_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
 examples/mpi_chase_ifunc.xfn: examples/xrdma_chase.h

@@ -13,9 +13,12 @@
  *
  * MPI_Accumulate(MPI_SUM) with the same datatypes does this too (and is
  * what -m mpi runs, for comparison); the shipped function could do what no
- * predefined op does (scale, clamp, keep a count) in the same pass.
+ * predefined op does (scale, clamp, keep a count) in the same pass. -m plain
+ * ships the function written the ordinary way instead, for a contiguous
+ * region (mpi_subarray_add_plain_ifunc.c): XRDMA runs it once per row of
+ * the sub-matrix, and the cells between the rows stay untouched.
  *
- *   mpirun -n 3 mpi_subarray_add [-n N] [-t T] [-s S] [-r R] [-m xrdma|mpi] [--image P]
+ *   mpirun -n 3 mpi_subarray_add [-n N] [-t T] [-s S] [-r R] [-m xrdma|plain|mpi] [--image P]
  */
 #include <getopt.h>
 #include <mpi.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #define IMAGE_NAME "mpi_subarray_add_ifunc.xfn"
+#define PLAIN_IMAGE_NAME "mpi_subarray_add_plain_ifunc.xfn"
 
 static int g_rank;
 
@@ -39,14 +43,15 @@ static void check_mpi(int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static const char *default_image(void)
+/* Image @p name beside this program. */
+static const char *default_image(const char *name)
 {
     static char path[4096];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof(IMAGE_NAME));
-    if (n <= 0) return IMAGE_NAME;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 1);
+    if (n <= 0) return name;
     path[n] = 0;
     char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, IMAGE_NAME);
+    strcpy(slash ? slash + 1 : path, name);
     return path;
 }
 
@@ -59,7 +64,7 @@ int main(int argc, char **argv)
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = 64, t = 16, s = 8, rounds = 10, use_mpi = 0;
+    int n = 64, t = 16, s = 8, rounds = 10, use_mpi = 0, plain = 0;
     const char *image = NULL;
     static const struct option longopts[] = {{"image", required_argument, 0, 'I'}, {0, 0, 0, 0}};
     int c;
@@ -69,10 +74,14 @@ int main(int argc, char **argv)
         case 't': t = atoi(optarg); break;
         case 's': s = atoi(optarg); break;
         case 'r': rounds = atoi(optarg); break;
-        case 'm': use_mpi = !strcmp(optarg, "mpi"); break;
+        case 'm':
+            use_mpi = !strcmp(optarg, "mpi");
+            plain = !strcmp(optarg, "plain");
+            break;
         case 'I': image = optarg; break;
         default:
-            if (g_rank == 0) fprintf(stderr, "usage: mpi_subarray_add [-n N] [-t T] [-s S] [-r R] [-m xrdma|mpi]\n");
+            if (g_rank == 0)
+                fprintf(stderr, "usage: mpi_subarray_add [-n N] [-t T] [-s S] [-r R] [-m xrdma|plain|mpi]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -100,7 +109,10 @@ int main(int argc, char **argv)
         for (int j = 0; j < t; ++j) tile[i * t + j] = tile_value(g_rank, i, j);
 
     MPIX_Ifunc f = MPIX_IFUNC_NULL;
-    if (!use_mpi) check_mpi(MPIX_Ifunc_load(image ? image : default_image(), "subarray_add", &f), "MPIX_Ifunc_load");
+    if (!use_mpi)
+        check_mpi(MPIX_Ifunc_load(image ? image : default_image(plain ? PLAIN_IMAGE_NAME : IMAGE_NAME),
+                                  plain ? "subarray_add_plain" : "subarray_add", &f),
+                  "MPIX_Ifunc_load");
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     MPI_Win_lock_all(0, win);
@@ -135,7 +147,9 @@ int main(int argc, char **argv)
     if (g_rank == 0)
         printf("mpi_subarray_add: %d ranks, %dx%d tile into (%d,%d) of %dx%d, %d rounds, %s: %.1f us per op; "
                "%s (%ld cells wrong)\n",
-               size, t, t, s, s, n, n, rounds, use_mpi ? "MPI_Accumulate" : "MPIX_Xput", slowest * 1e6 / (rounds * size),
+               size, t, t, s, s, n, n, rounds,
+               use_mpi ? "MPI_Accumulate" : plain ? "MPIX_Xput, plain function (block by block)" : "MPIX_Xput",
+               slowest * 1e6 / (rounds * size),
                all_bad ? "FAILED" : "checked", all_bad);
     if (!use_mpi) MPIX_Ifunc_free(&f);
     MPI_Type_free(&sub);

@@ -875,6 +875,9 @@ ucx_ifunc_status_t load_bitcode(const ImageView &img, const PartView &part, cons
             *out = std::make_unique<JitCode>(ji);
             (*out)->why_pinned = ji->pinned;
             (*out)->movable = ji->pinned.empty();
+            (*out)->imports = ji->imports;
+            std::sort((*out)->imports.begin(), (*out)->imports.end());
+            (*out)->imports_known = true;
         }
         return st;
     };

@@ -211,6 +211,9 @@ ucx_ifunc_status_t load_native(const ImageView &img, const std::string &label,
                        : !elf.writable_data.empty() ? "it has writable data: " + elf.writable_data[0]
                                                     : "";
     code->movable = code->why_pinned.empty();
+    code->imports = imports;
+    std::sort(code->imports.begin(), code->imports.end());
+    code->imports_known = true;
     *out = std::move(code);
     return UCX_IFUNC_OK;
 }

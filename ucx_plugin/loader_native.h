@@ -27,6 +27,9 @@ public:
     // inspects anyway. @c why_pinned says why not, for the debug log.
     bool movable = false;
     std::string why_pinned = "not inspected";
+    // What it binds to in this process, sorted (ucx_ifunc_ctx_imports()).
+    std::vector<std::string> imports;
+    bool imports_known = false;  // (read by its loader: a bitcode part compiled by the helper may not have them)
 };
 
 // The native part of @p img for this machine (the last, if several), or

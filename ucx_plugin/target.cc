@@ -552,6 +552,19 @@ int ucx_ifunc_ctx_next_call(xrdma_ctx_t *x)
     return 0;
 }
 int ucx_ifunc_ctx_forwarded(xrdma_ctx_t *x) { return x && x->forwarded; }
+int ucx_ifunc_ctx_imports(xrdma_ctx_t *x, const char *name)
+{
+    if (!x || !name || !x->image || !x->image->code || !x->image->code->imports_known) return -1;
+    const auto &v = x->image->code->imports;
+    return std::binary_search(v.begin(), v.end(), std::string(name)) ? 1 : 0;
+}
+int ucx_ifunc_ctx_reply(xrdma_ctx_t *x, const void **data, size_t *size)
+{
+    if (!x || !x->replied) return 0;
+    if (data) *data = x->reply.data();
+    if (size) *size = x->reply.size();
+    return 1;
+}
 void ucx_ifunc_ctx_set_view(xrdma_ctx_t *x, const ucx_ifunc_view_t *view)
 {
     if (!x) return;

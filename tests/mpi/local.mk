@@ -22,8 +22,8 @@ tests_mpi_test_datatypes_SOURCES = tests/mpi/test_datatypes.c tests/mpi/mpitest.
 tests_mpi_test_datatypes_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_datatypes_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_datatypes_LDFLAGS = -no-install
-TEST_IFUNC_IMAGES += tests/mpi/ifuncs/datatypes.xfn
-EXTRA_DIST += tests/mpi/ifuncs/datatypes.c
+TEST_IFUNC_IMAGES += tests/mpi/ifuncs/datatypes.xfn tests/mpi/ifuncs/datatypes_plain.xfn
+EXTRA_DIST += tests/mpi/ifuncs/datatypes.c tests/mpi/ifuncs/datatypes_plain.c
 
 # Streaming X-operations (XRDMA_STREAM): handlers per piece, fetched data.
 check_PROGRAMS += tests/mpi/test_stream
@@ -73,6 +73,10 @@ MPI_TESTS = \
 	tests/mpi/datatypes-allocate-np3-tcp.mpitest \
 	tests/mpi/datatypes-shared-np3-shm.mpitest \
 	tests/mpi/datatypes-dynamic-np2-tcp.mpitest \
+	tests/mpi/datatypes-allocate-np2-shm.mpitest \
+	tests/mpi/datatypes-create-np2-tcp.mpitest \
+	tests/mpi/datatypes-dynamic-np2-shm.mpitest \
+	tests/mpi/datatypes-shared-np2-tcp.mpitest \
 	tests/mpi/xops-create-np2-shm.mpitest \
 	tests/mpi/xops-create-np2-tcp.mpitest \
 	tests/mpi/xops-create-np3-shm.mpitest \
@@ -117,6 +121,8 @@ CLEANFILES += $(MPI_TESTS)
 # (Listed one by one: automake drops substitution references in TESTS.)
 MPI_BITCODE_TESTS = \
 	tests/mpi/bitcode/datatypes-create-np2-shm.mpitest \
+	tests/mpi/bitcode/datatypes-allocate-np2-shm.mpitest \
+	tests/mpi/bitcode/datatypes-dynamic-np2-tcp.mpitest \
 	tests/mpi/bitcode/xops-create-np2-shm.mpitest \
 	tests/mpi/bitcode/xops-create-np2-tcp.mpitest \
 	tests/mpi/bitcode/xops-create-np3-shm.mpitest \
@@ -156,6 +162,8 @@ CLEANFILES += $(MPI_BITCODE_TESTS)
 MPI_TARGET_TESTS = \
 	tests/mpi/target/datatypes-shared-np2-shm.mpitest \
 	tests/mpi/target/datatypes-allocate-np2-shm.mpitest \
+	tests/mpi/target/datatypes-create-np2-tcp.mpitest \
+	tests/mpi/target/datatypes-dynamic-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-shm.mpitest \
 	tests/mpi/target/xops-create-np2-tcp.mpitest \
 	tests/mpi/target/xops-create-np3-shm.mpitest \

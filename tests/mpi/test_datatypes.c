@@ -1,7 +1,7 @@
 /* Every target datatype MPI_Put and MPI_Get take works with MPIX_Xput and
  * MPIX_Xget, with the same result (issue 16), on one kind of window
- * (argv[1]: create, allocate, shared or dynamic) with the image of
- * tests/mpi/ifuncs/datatypes.c (argv[2]). For each datatype, each rank
+ * (argv[1]: create, allocate, shared or dynamic) with the images of
+ * tests/mpi/ifuncs/datatypes.c (argv[2]) and datatypes_plain.c (argv[3]). For each datatype, each rank
  *   - MPI_Puts its data with the type into region A of the next rank and
  *     MPIX_Xputs the same data with dt_store into region B: A and B must
  *     end up alike, byte for byte;
@@ -12,7 +12,10 @@
  * darray (block x cyclic(2), C; cyclic x block, Fortran), resized, and
  * nested ones (a vector of structs, a contiguous run of subarrays). Each Xput
  * is also made with dt_stream_store (XRDMA_STREAM, in 64-byte chunks) into
- * region C, which must match region A too.
+ * region C, and with dt_plain_copy (a function written for a contiguous
+ * region: it runs once per block) into region D, which must match region A
+ * too, holes untouched; and each Xget with dt_plain_get (its replies, one
+ * per block, together) must read what MPI_Get reads.
  * Under tests/mpi/target/ every X-op is a message; over shared memory with
  * shared windows the code runs at the origin on mapped memory. */
 #include <mpix_xrdma.h>
@@ -20,16 +23,17 @@
 
 #include "mpitest.h"
 
-#define BYTES 12288
+#define BYTES 16384
 #define REGION_B 4096 /* region B starts this far after region A */
 #define REGION_C 8192 /* and region C (the streaming function's) */
+#define REGION_D 12288 /* and region D (the plain function's, run block by block) */
 #define AT 16         /* region A's displacement (bytes) */
 
 static int rank, size, dynamic;
 static unsigned char *base;
 static MPI_Win win;
 static MPI_Aint *addr;
-static MPIX_Ifunc f_store, f_gather, f_stream;
+static MPIX_Ifunc f_store, f_gather, f_stream, f_plain_copy, f_plain_get;
 
 static MPI_Aint disp(int r, MPI_Aint byte) { return dynamic ? addr[r] + byte : byte; }
 
@@ -134,7 +138,8 @@ static void test_type(const struct named *t)
     const MPI_Aint span = tlb + (t->count - 1) * extent + textent;
     CHECK(tlb >= 0 && AT + span <= REGION_B && REGION_B + AT + span <= BYTES, "%s fits the test's regions", t->name);
     const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-    unsigned char *data = malloc((size_t)bytes), *by_get = malloc((size_t)bytes), *by_xget = malloc((size_t)bytes);
+    unsigned char *data = malloc((size_t)bytes), *by_get = malloc((size_t)bytes), *by_xget = malloc((size_t)bytes),
+                  *by_plain = malloc((size_t)bytes);
 
     /* Put: the same data into A with MPI_Put and into B with MPIX_Xput. */
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
@@ -150,14 +155,18 @@ static void test_type(const struct named *t)
     err = MPIX_Xput(data, bytes, MPI_BYTE, next, disp(next, REGION_C + AT), t->count, t->type, f_stream, NULL, 0,
                     win);
     CHECK(err == MPI_SUCCESS, "streaming MPIX_Xput with %s: error %d", t->name, err);
+    err = MPIX_Xput(data, bytes, MPI_BYTE, next, disp(next, REGION_D + AT), t->count, t->type, f_plain_copy, NULL, 0,
+                    win);
+    CHECK(err == MPI_SUCCESS, "plain MPIX_Xput with %s: error %d", t->name, err);
     err = MPI_Win_unlock(next, win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xput with %s completes: error %d", t->name, err);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
-    int differ = 0, written = 0, differ_stream = 0;
+    int differ = 0, written = 0, differ_stream = 0, differ_plain = 0;
     for (int i = 0; i < REGION_B; ++i) {
         differ += base[i] != base[REGION_B + i];
         differ_stream += base[i] != base[REGION_C + i];
+        differ_plain += base[i] != base[REGION_D + i];
         written += base[i] != 0;
     }
     MPI_Win_unlock(rank, win);
@@ -165,6 +174,9 @@ static void test_type(const struct named *t)
           prev);
     CHECK(differ_stream == 0, "%s: the streaming MPIX_Xput left %d bytes different from MPI_Put's (from rank %d)",
           t->name, differ_stream, prev);
+    CHECK(differ_plain == 0,
+          "%s: the plain function's MPIX_Xput left %d bytes different from MPI_Put's (holes are not its; from rank %d)",
+          t->name, differ_plain, prev);
     CHECK(written == bytes, "%s: MPI_Put wrote %d bytes, the type holds %d", t->name, written, bytes);
 
     /* Get: a pattern at every rank, read back both ways. */
@@ -179,11 +191,16 @@ static void test_type(const struct named *t)
     MPI_Get(by_get, bytes, MPI_BYTE, next, disp(next, AT), t->count, t->type, win);
     err = MPIX_Xget(by_xget, bytes, MPI_BYTE, next, disp(next, AT), t->count, t->type, f_gather, NULL, 0, win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xget with %s: error %d", t->name, err);
+    memset(by_plain, 0xCC, (size_t)bytes);
+    err = MPIX_Xget(by_plain, bytes, MPI_BYTE, next, disp(next, AT), t->count, t->type, f_plain_get, NULL, 0, win);
+    CHECK(err == MPI_SUCCESS, "plain MPIX_Xget with %s: error %d", t->name, err);
     err = MPI_Win_unlock(next, win);
     CHECK(err == MPI_SUCCESS, "MPIX_Xget with %s completes: error %d", t->name, err);
     CHECK(memcmp(by_get, by_xget, (size_t)bytes) == 0, "%s: MPIX_Xget's bytes differ from MPI_Get's", t->name);
+    CHECK(memcmp(by_get, by_plain, (size_t)bytes) == 0,
+          "%s: the plain function's replies, block by block, differ from MPI_Get's bytes", t->name);
     MPI_Barrier(MPI_COMM_WORLD);
-    free(data), free(by_get), free(by_xget);
+    free(data), free(by_get), free(by_xget), free(by_plain);
 }
 
 int main(int argc, char **argv)
@@ -192,8 +209,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_rank = rank;
-    if (argc != 3) {
-        if (rank == 0) fprintf(stderr, "usage: test_datatypes create|allocate|shared|dynamic datatypes.xfn\n");
+    if (argc != 4) {
+        if (rank == 0)
+            fprintf(stderr, "usage: test_datatypes create|allocate|shared|dynamic datatypes.xfn datatypes_plain.xfn\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *kind = argv[1];
@@ -206,6 +224,8 @@ int main(int argc, char **argv)
     CHECK(MPIX_Ifunc_load(argv[2], "dt_store", &f_store) == MPI_SUCCESS, "load dt_store");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_gather", &f_gather) == MPI_SUCCESS, "load dt_gather");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_stream_store", &f_stream) == MPI_SUCCESS, "load dt_stream_store");
+    CHECK(MPIX_Ifunc_load(argv[3], "dt_plain_copy", &f_plain_copy) == MPI_SUCCESS, "load dt_plain_copy");
+    CHECK(MPIX_Ifunc_load(argv[3], "dt_plain_get", &f_plain_get) == MPI_SUCCESS, "load dt_plain_get");
 
     struct named types[16];
     int n = make_types(types);
@@ -215,6 +235,8 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_store);
     MPIX_Ifunc_free(&f_gather);
     MPIX_Ifunc_free(&f_stream);
+    MPIX_Ifunc_free(&f_plain_copy);
+    MPIX_Ifunc_free(&f_plain_get);
     mt_window_free(kind, base, &win);
     free(addr);
     int rc = mt_finish("target datatypes");

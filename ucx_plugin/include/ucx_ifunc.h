@@ -418,6 +418,23 @@ int ucx_ifunc_ctx_defer(struct xrdma_ctx *x);
  */
 void ucx_ifunc_resume(ucx_ifunc_context_h ctx);
 
+/**
+ * Whether the code of invocation @p x imports @p name (a runtime function it
+ * calls, as its loader read them: the native part's dynamic symbols or the
+ * bitcode's declarations): 1 yes, 0 no, -1 unknown (@p x or @p name NULL).
+ * For a dispatch hook that shows a function what it asks for (the MPI layer
+ * runs a function that does not call xrdma_target_blocks() once per block of
+ * a target datatype with holes).
+ */
+int ucx_ifunc_ctx_imports(struct xrdma_ctx *x, const char *name);
+/**
+ * The reply the running call of @p x has made so far (xrdma_reply()):
+ * 1 and its bytes in *@p data, *@p size (valid until the next call or the
+ * end of the dispatch), or 0 if it has not replied. For a layer that calls
+ * the entry several times under one invocation (ucx_ifunc_ctx_next_call())
+ * and answers with what the calls replied, together.
+ */
+int ucx_ifunc_ctx_reply(struct xrdma_ctx *x, const void **data, size_t *size);
 /** Whether the invocation was started in this process by ucx_ifunc_invoke_local()
  *  (or continues one here): its payload never crossed a process boundary. */
 int ucx_ifunc_ctx_local(struct xrdma_ctx *x);

@@ -194,6 +194,75 @@ __attribute__((noinline)) void forward_by_value(xrdma_ctx *x, Window *w, const O
 
 using Entry = int (*)(xrdma_ctx *, const void *, size_t);
 
+// Whether the function of @p x sees a target datatype with holes block by
+// block: it looks at the region (xrdma_target(), xrdma_incoming()) and does
+// not ask for the blocks (xrdma_target_blocks()) nor streams (its handlers
+// get each piece where it goes). Unknown imports keep the whole view.
+bool by_block(xrdma_ctx *x)
+{
+    return ucx_ifunc_ctx_imports(x, "xrdma_target_blocks") == 0 && ucx_ifunc_ctx_imports(x, "xrdma_stream") == 0 &&
+           ucx_ifunc_ctx_imports(x, "xrdma_stream_reply") == 0 &&
+           (ucx_ifunc_ctx_imports(x, "xrdma_target") == 1 || ucx_ifunc_ctx_imports(x, "xrdma_incoming") == 1);
+}
+
+// The function of @p x, written for a contiguous region, on a target
+// datatype with holes (xrdma_ifunc(3), "Target datatypes with holes"): one
+// call per block, in datatype order, each seeing that block as its region
+// and, when the incoming data is as long as the blocks, its slice of it;
+// the calls' replies go back together, in order. Memory between the blocks
+// is never handed to it: MPI_Put leaves it alone too. All calls run under
+// the one hold of the target's lock the X-op has; the first that fails ends
+// the X-op (the blocks before it were done). A call that forwards fails it.
+__attribute__((noinline)) int run_by_block(xrdma_ctx *x, Entry entry, OpView &v, const uint8_t *args,
+                                           size_t args_len)
+{
+    char *const region = v.region;
+    const BlockSpan all = v.blocks;
+    const auto *incoming = static_cast<const uint8_t *>(v.incoming);
+    const size_t incoming_len = v.incoming_len;
+    const bool slices = incoming_len == blocks_bytes(all.data, all.n);
+    xrdma::Bytes &replies = v.w->block_replies;
+    replies.clear();
+    bool replied = false;
+    size_t at = 0;
+    int rc = 0;
+    for (size_t i = 0; i < all.n; ++i) {
+        const Block one{0, all[i].len};
+        v.blocks = BlockSpan{&one, 1};
+        v.region = region + all[i].offset;
+        v.region_bytes = size_t(all[i].len);
+        v.at_region = nullptr;
+        if (slices) {
+            v.incoming = incoming + at;
+            v.incoming_len = size_t(all[i].len);
+            at += size_t(all[i].len);
+        }
+        rc = entry(x, args, args_len);
+        if (rc != 0) break;
+        if (ucx_ifunc_ctx_forwarded(x)) {
+            rc = fail(x, UCX_IFUNC_ERR_PROTOCOL,
+                      "the function forwarded while it ran block by block on a target datatype with holes; a function "
+                      "that forwards sees the whole layout with xrdma_target_blocks() (xrdma_ifunc(3))");
+            break;
+        }
+        const void *d;
+        size_t n;
+        if (ucx_ifunc_ctx_reply(x, &d, &n)) {
+            replies.insert(replies.end(), static_cast<const uint8_t *>(d), static_cast<const uint8_t *>(d) + n);
+            replied = true;
+        }
+        ucx_ifunc_ctx_next_call(x);  // (its reply is in replies)
+    }
+    v.blocks = all;
+    v.region = region;
+    v.incoming = incoming;
+    v.incoming_len = incoming_len;
+    v.at_region = nullptr;
+    if (rc == 0 && replied && xrdma_reply(x, replies.data(), replies.size()) != 0)
+        rc = fail(x, UCX_IFUNC_ERR_NO_MEMORY, "the replies of the blocks could not be joined");
+    return rc;
+}
+
 // What run() is instantiated for: an operation on this rank's window
 // without flags or blocks (Xinvoke, count 0: an empty region;
 // dispatch_bare), or without flags (dispatch_general), or any (run_any:
@@ -229,6 +298,7 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
         int64_t lo = 0, hi = 0;
         blocks_span(blocks.data(), blocks.size(), &lo, &hi);
         view.region_bytes = size_t(hi);
+        view.holes = blocks.size() > 1 || blocks[0].offset != 0;
     }
     if (kOwn || h.flags == 0) {
         view.incoming = field;
@@ -248,7 +318,9 @@ __attribute__((always_inline)) inline int run(Window *w, xrdma_ctx *x, Entry ent
     Running &running = t_running;
     running.x = x;
     running.view = &view;
-    int rc = entry(x, args, args_len);
+    int rc = kShape != Shape::bare && __builtin_expect(view.holes, 0) && by_block(x)
+                 ? run_by_block(x, entry, view, args, args_len)
+                 : entry(x, args, args_len);
     if (rc == 0) {
         if (!kOwn && view.push()) {  // (only with kReplyStream)
             if (stream_push_reply(x, view) != 0) rc = -1;

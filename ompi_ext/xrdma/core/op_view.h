@@ -35,7 +35,7 @@ struct OpView {
     // the rest is set where it becomes meaningful: base, bytes, region by
     // bind(), stream and rkey by stream_view(), at_region with the blocks.
     OpView(Window *win, uint8_t operation, int64_t target_disp)
-        : w(win), op(operation), region_bytes(0), disp(target_disp)
+        : w(win), op(operation), region_bytes(0), disp(target_disp), holes(false)
     {
     }
     OpView(const OpView &) = delete;
@@ -53,6 +53,10 @@ struct OpView {
     // window (a forward that continues in this process).
     int64_t disp;
     BlockSpan blocks;
+    // Its blocks leave memory of the region out (several, or one not at its
+    // start): a function written for a contiguous region runs once per block
+    // (run_by_block(), op_target.cc).
+    bool holes;
     HeldLock lock;  // of the window it runs on, while node peers may run code on it too
     // xrdma_target_blocks(): the blocks at their addresses (in the window's
     // dispatch_at), made on first call for the region they were made for.

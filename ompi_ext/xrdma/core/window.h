@@ -97,6 +97,7 @@ struct Window {
     std::vector<xrdma_block_t> dispatch_at;  // xrdma_target_blocks()'s
     xrdma::Bytes forward_prefix;         // and for by-value forward prefixes
     xrdma::Bytes dispatch_reply;         // and for a plain Xget's reply gathered from several blocks
+    xrdma::Bytes block_replies;          // and for the replies of a function run block by block
 
     // MPI_Win_flush without the component's flush when it has nothing to
     // complete (osc_flush.h), from the first X-op; nullptr: with it.

@@ -2,7 +2,10 @@
  *   dt_store  MPIX_Xput: scatter the incoming data into the target blocks
  *             in datatype order (xrdma_target_blocks): what MPI_Put does
  *   dt_gather MPIX_Xget: no reply of its own, so the target region's blocks
- *             go back in datatype order: what MPI_Get does */
+ *             go back in datatype order: what MPI_Get does
+ * (dt_plain_copy and dt_plain_get are in datatypes_plain.c: an image
+ * whose code calls xrdma_target_blocks() shows all its functions the whole
+ * layout.) */
 #include <string.h>
 #include <xrdma_ifunc.h>
 
@@ -56,3 +59,4 @@ static int ss_completion(xrdma_ctx_t *ctx, void *s)
     return st->next == st->total ? 0 : 5;
 }
 XRDMA_STREAM(dt_stream_store, struct store_state, ss_header, ss_payload, ss_completion)
+

@@ -5,8 +5,8 @@
  * are in flight before an MPI_Win_flush_all. A rank claims its own
  * vertices with the same atomic operation in memory. After a level each
  * owner finds the vertices others claimed by comparing its parent array
- * with the vertices it had seen; the claims counted at the origins (the
- * values the compare-and-swaps returned) end the search. */
+ * with the vertices it had seen, and the sum of the next frontiers ends the
+ * search. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,15 +39,13 @@ static void *create(const struct graph *g, const struct bfs_options *o)
     return s;
 }
 
-/* Complete the @p k compare-and-swaps in flight; returns how many claimed. */
-static int64_t complete(struct rma *s, int k, struct app_counts *c)
+/* Complete the compare-and-swaps in flight (their results are not needed:
+ * the owners find what was claimed). */
+static void complete(struct rma *s, struct app_counts *c)
 {
     int rc = MPI_Win_flush_all(s->win);
     if (rc != MPI_SUCCESS) app_fail_mpi(rc, "MPI_Win_flush_all");
     c->syncs++;
-    int64_t claimed = 0;
-    for (int i = 0; i < k; ++i) claimed += s->result[i] < 0;
-    return claimed;
 }
 
 static const int64_t *search(void *state, int64_t root, struct app_counts *c)
@@ -69,7 +67,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
     MPI_Barrier(MPI_COMM_WORLD);
     c->syncs++;
     for (;;) {
-        int64_t nnext = 0, claimed = 0;
+        int64_t nnext = 0;
         int k = 0;
         for (int64_t i = 0; i < ncur; ++i) {
             const int64_t u = bfs_global(s->cur[i], me);
@@ -82,7 +80,6 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
                     if (pred[l] < 0 &&
                         __atomic_compare_exchange_n(&pred[l], &expect, u, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
                         s->seen[l] = 1, s->next[nnext++] = (uint32_t)l;
-                        claimed++;
                     }
                     continue;
                 }
@@ -91,18 +88,21 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
                 if (rc != MPI_SUCCESS) app_fail_mpi(rc, "MPI_Compare_and_swap");
                 app_count(c, o, 2 * sizeof(int64_t)); /* compare and swap values */
                 app_count(c, o, sizeof(int64_t));     /* the reply (counted as the origin's) */
-                if (++k == s->batch) claimed += complete(s, k, c), k = 0;
+                if (++k == s->batch) complete(s, c), k = 0;
             }
         }
-        claimed += complete(s, k, c);
-        int64_t all;
-        MPI_Allreduce(&claimed, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        c->syncs++;
-        if (!all) break;
-        /* Every claim of this level is done: the others' are in our array. */
+        complete(s, c);
+        /* Every claim of this level done (ours by the flush, everyone's by
+         * the barrier): the others' are in our array. The scan must end
+         * before anyone starts the next level's claims (the sum below). */
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_sync(s->win);
         for (int64_t l = 0; l < g->nlocal; ++l)
             if (!s->seen[l] && pred[l] >= 0) s->seen[l] = 1, s->next[nnext++] = (uint32_t)l;
+        int64_t all;
+        MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        c->syncs += 2;
+        if (!all) break;
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = nnext;
     }

@@ -93,12 +93,17 @@ static void report(const struct options *o, const struct result *r, int v, FILE 
     const struct app_counts sum = r->counts;
     const double hm = app_hmean(e, n), med = app_median(e, n), tmed = app_median(t, n);
     const double per_edge = r->edges ? 1.0 / (double)r->edges : 0;
+    /* Where a rank's time went, per search (the mean over ranks). */
+    double phase[APP_PHASES];
+    for (int p = 0; p < APP_PHASES; ++p) phase[p] = sum.time[p] / app_size / (n ? n : 1);
     fprintf(stderr,
             "%-6s %s  time min %.4f q1 %.4f median %.4f q3 %.4f max %.4f s  TEPS harmonic mean %.4g median "
-            "%.4g  per edge: %.3f messages %.2f bytes  %.1f syncs/search\n",
+            "%.4g  per edge: %.3f messages %.2f bytes  %.1f syncs/search  per search %.4f s working, %.4f s "
+            "completing, %.4f s synchronising\n",
             names[v], r->verified == n ? "valid" : "INVALID", app_quartile(t, n, 0), app_quartile(t, n, 1), tmed,
             app_quartile(t, n, 3), app_quartile(t, n, 4), hm, med, (double)sum.msgs * per_edge,
-            (double)sum.bytes * per_edge, (double)sum.syncs / app_size / (n ? n : 1));
+            (double)sum.bytes * per_edge, (double)sum.syncs / app_size / (n ? n : 1), phase[APP_WORK],
+            phase[APP_COMPLETE], phase[APP_SYNC]);
     if (out) {
         const int ok = r->verified == n;
         app_csv_row(out, "bfs", names[v], o->transport, o->scale, "teps_hmean", hm, "TEPS", ok);
@@ -111,6 +116,10 @@ static void report(const struct options *o, const struct result *r, int v, FILE 
         app_csv_row(out, "bfs", names[v], o->transport, o->scale, "syncs_per_search",
                     (double)sum.syncs / app_size / (n ? n : 1), "sync/search", ok);
         app_csv_row(out, "bfs", names[v], o->transport, o->scale, "searches", n, "searches", ok);
+        app_csv_row(out, "bfs", names[v], o->transport, o->scale, "phase_work", phase[APP_WORK], "s/search", ok);
+        app_csv_row(out, "bfs", names[v], o->transport, o->scale, "phase_complete", phase[APP_COMPLETE], "s/search",
+                    ok);
+        app_csv_row(out, "bfs", names[v], o->transport, o->scale, "phase_sync", phase[APP_SYNC], "s/search", ok);
         app_csv_row(out, "bfs", names[v], o->transport, o->scale, "edges_per_search", n ? (double)r->edges / n : 0,
                     "edges", ok);
     }
@@ -151,7 +160,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; ++i) {
             const int v = order[i];
             if (o.budget > 0 && res[v].searched > 0 && res[v].spent > o.budget) continue; /* (the same everywhere) */
-            struct app_counts c = {0, 0, 0};
+            struct app_counts c = {0, 0, 0, {0}};
             MPI_Barrier(MPI_COMM_WORLD);
             double start = MPI_Wtime();
             const int64_t *pred = variants[v]->search(state[v], keys[k], &c);
@@ -167,6 +176,7 @@ int main(int argc, char **argv)
             r->verified += ok;
             r->edges += edges;
             r->counts.msgs += sum.msgs, r->counts.bytes += sum.bytes, r->counts.syncs += sum.syncs;
+            for (int p = 0; p < APP_PHASES; ++p) r->counts.time[p] += sum.time[p];
             if (!ok) {
                 failed = 1;
                 if (app_rank == 0) app_warn("%s: the search from key %d (vertex %lld) is not valid", names[v], k,

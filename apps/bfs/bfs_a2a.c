@@ -55,6 +55,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
     for (int64_t l = 0; l < g->nlocal; ++l) pred[l] = -1;
     int64_t ncur = 0;
     if (bfs_owner(root) == me) pred[bfs_local(root)] = root, s->cur[ncur++] = (uint32_t)bfs_local(root);
+    double t = MPI_Wtime();
     for (;;) {
         int64_t nnext = 0, nstage = 0;
         memset(s->sc, 0, sizeof(int) * (size_t)P);
@@ -78,6 +79,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         reserve(&s->sbuf, &s->scap, (size_t)s->sd[P]);
         memcpy(s->fill, s->sd, sizeof(int) * (size_t)P);
         for (int64_t i = 0; i < nstage; ++i) s->sbuf[s->fill[s->owner[i]]++] = s->stage[i];
+        app_phase(c, APP_WORK, &t);
         MPI_Alltoall(s->sc, 1, MPI_INT, s->rc, 1, MPI_INT, MPI_COMM_WORLD);
         s->rd[0] = 0;
         for (int r = 0; r < P; ++r) s->rd[r + 1] = s->rd[r] + s->rc[r];
@@ -87,11 +89,14 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
             app_count(c, r, sizeof(int)); /* the count */
             if (s->sc[r]) app_count(c, r, sizeof(uint64_t) * (uint64_t)s->sc[r]);
         }
+        app_phase(c, APP_COMPLETE, &t);
         nnext = bfs_claim(pred, s->next, nnext, g->nlocal, s->rbuf, (uint64_t)s->rd[P]);
         if (nnext < 0) app_die("bfs a2a: an edge names a vertex this rank does not have");
+        app_phase(c, APP_WORK, &t);
         int64_t all;
         MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         c->syncs += 3;
+        app_phase(c, APP_SYNC, &t);
         if (!all) break;
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = nnext;

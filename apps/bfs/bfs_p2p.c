@@ -108,6 +108,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
     for (int64_t l = 0; l < g->nlocal; ++l) pred[l] = -1;
     int64_t ncur = 0;
     if (bfs_owner(root) == me) pred[bfs_local(root)] = root, s->cur[ncur++] = (uint32_t)bfs_local(root);
+    double t = MPI_Wtime();
     for (;;) {
         s->nnext = 0;
         unsigned walked = 0;
@@ -129,6 +130,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
                 if (++walked % POLL_EVERY == 0) poll(s);
             }
         }
+        app_phase(c, APP_WORK, &t);
         for (int k = 1; k < P; ++k) send(s, (me + k) % P, TAG_END);
         while (s->ends < P - 1) {
             int idx;
@@ -138,9 +140,11 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         }
         s->ends = 0;
         MPI_Waitall(2 * P, s->oreq, MPI_STATUSES_IGNORE);
+        app_phase(c, APP_COMPLETE, &t);
         int64_t all;
         MPI_Allreduce(&s->nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         c->syncs++;
+        app_phase(c, APP_SYNC, &t);
         if (!all) break;
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = s->nnext;

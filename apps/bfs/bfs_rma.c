@@ -64,8 +64,10 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
     }
     /* Every rank's reset done before anyone's first compare-and-swap. */
     MPI_Win_sync(s->win);
+    double t = MPI_Wtime();
     MPI_Barrier(MPI_COMM_WORLD);
     c->syncs++;
+    app_phase(c, APP_SYNC, &t);
     for (;;) {
         int64_t nnext = 0;
         int k = 0;
@@ -92,6 +94,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
             }
         }
         complete(s, c);
+        app_phase(c, APP_WORK, &t); /* (the compare-and-swaps complete as they go: all work) */
         /* Every claim of this level done (ours by the flush, everyone's by
          * the barrier): the others' are in our array. The scan must end
          * before anyone starts the next level's claims (the sum below). */
@@ -102,6 +105,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         int64_t all;
         MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         c->syncs += 2;
+        app_phase(c, APP_SYNC, &t);
         if (!all) break;
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = nnext;

@@ -68,8 +68,10 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
     }
     /* Every rank's reset done before anyone's first batch. */
     MPI_Win_sync(s->win);
+    double t = MPI_Wtime();
     MPI_Barrier(MPI_COMM_WORLD);
     c->syncs++;
+    app_phase(c, APP_SYNC, &t);
     for (;;) {
         const uint32_t *cur = bfs_win_queue(s->base, g->nlocal, parity);
         const int64_t ncur = s->base[parity];
@@ -92,13 +94,16 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         /* The queue just read fills at the next level, which others may
          * begin as soon as they leave the barrier below. */
         s->base[parity] = 0;
+        app_phase(c, APP_WORK, &t);
         int rc = MPI_Win_flush_all(s->win);
         if (rc != MPI_SUCCESS) app_fail_mpi(rc, "MPI_Win_flush_all (a claim failed)");
+        app_phase(c, APP_COMPLETE, &t);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_sync(s->win);
         int64_t all, mine = s->base[!parity];
         MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
         c->syncs += 3;
+        app_phase(c, APP_SYNC, &t);
         if (!all) break;
         parity = !parity;
     }

@@ -182,7 +182,9 @@ struct app_counts app_counts_sum(const struct app_counts *mine)
 {
     uint64_t in[3] = {mine->msgs, mine->bytes, mine->syncs}, out[3];
     MPI_Allreduce(in, out, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return (struct app_counts){out[0], out[1], out[2]};
+    struct app_counts sum = {out[0], out[1], out[2], {0}};
+    MPI_Allreduce(mine->time, sum.time, APP_PHASES, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
 }
 
 static int by_value(const void *a, const void *b)

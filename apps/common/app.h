@@ -52,15 +52,27 @@ int app_round_order(unsigned mask, int n_known, int round, int *order);
 /* What a variant sent to other ranks, counted by the variant itself
  * (apps/README.md says what counts as a message): messages and their
  * payload bytes (operations addressed to oneself are not counted), and the
- * collective operations and whole-window flushes it waited in. */
+ * collective operations and whole-window flushes it waited in. Where its
+ * time went, in seconds of this rank: its own work (walking, probing,
+ * packing, issuing), completing its operations (an exchange, a flush,
+ * receiving), and synchronising with the others (barrier, reduction). */
+enum app_phase { APP_WORK, APP_COMPLETE, APP_SYNC, APP_PHASES };
 struct app_counts {
     uint64_t msgs, bytes, syncs;
+    double time[APP_PHASES];
 };
+/* Charge the time since *since to @p phase; *since becomes now. */
+static inline void app_phase(struct app_counts *c, enum app_phase phase, double *since)
+{
+    const double now = MPI_Wtime();
+    c->time[phase] += now - *since;
+    *since = now;
+}
 static inline void app_count(struct app_counts *c, int target, uint64_t bytes)
 {
     if (target != app_rank) c->msgs++, c->bytes += bytes;
 }
-/* The sums over all ranks (collective). */
+/* The sums over all ranks (collective; times summed too). */
 struct app_counts app_counts_sum(const struct app_counts *mine);
 
 /* Statistics of n values (sorted in place): the median, the first and

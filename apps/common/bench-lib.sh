@@ -23,6 +23,19 @@ apps_init() {
     local extra="APPS_ARGS_$APPS_APP"
     read -ra APPS_EXTRA <<<"${!extra:-}"
     echo "app,variant,transport,ranks,size,metric,value,unit,verified" >"$APPS_CSV"
+    rm -f "$APPS_OUT/$APPS_APP"-*.log  # (a previous run's)
+}
+
+# _apps_log TAG: the log of the next run with TAG (a second run of the same
+# transport and ranks, at another size, gets its own).
+_apps_log() {
+    local log="$APPS_OUT/$APPS_APP-$1.log" i=1
+    while [ -e "$log" ]; do
+        i=$((i + 1))
+        log="$APPS_OUT/$APPS_APP-$1-$i.log"
+    done
+    : >"$log"
+    echo "$log"
 }
 
 # _apps_keep LOG RC T0 WHAT: append the rows of a run's output (LOG.csv) and
@@ -54,7 +67,8 @@ apps_run() {
         tcp) env=(-x UCX_TLS=tcp -x UCX_NET_DEVICES=lo) ;;
         *) echo "apps_run: unknown transport $tls" >&2; return 2 ;;
     esac
-    local log="$APPS_OUT/$APPS_APP-$tls-np$np.log" t0=$SECONDS cwd rc
+    local log t0=$SECONDS cwd rc
+    log=$(_apps_log "$tls-np$np")
     printf '%-6s %-6s np %d ... ' "$APPS_APP" "$tls" "$np"
     # Ranks start away from the images: only rank 0 reads them.
     cwd=$(mktemp -d) || exit 2
@@ -71,7 +85,8 @@ apps_run() {
 # cannot be made.
 apps_run_multihost() {
     [ "${APPS_MULTIHOST:-1}" = 0 ] && return 0
-    local log="$APPS_OUT/$APPS_APP-mh2x2-np4.log" t0=$SECONDS rc
+    local log t0=$SECONDS rc
+    log=$(_apps_log mh2x2-np4)
     printf '%-6s %-6s np %d ... ' "$APPS_APP" mh2x2 4
     XRDMA_TEST_BUILDDIR=$APPS_BUILD XRDMA_TEST_SRCDIR=$APPS_SRC \
         XRDMA_MH_ARGS="--csv --transport mh2x2 $* ${APPS_EXTRA[*]}" \

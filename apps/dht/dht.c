@@ -168,7 +168,7 @@ int main(int argc, char **argv)
                 struct result *r = &res[v];
                 if (o.budget > 0 && r->rounds > 0 && r->spent > o.budget) continue; /* (the same on every rank) */
                 variants[v]->clear(state[v]);
-                struct app_counts ci = {0, 0, 0}, cl = {0, 0, 0};
+                struct app_counts ci = {0, 0, 0, {0}}, cl = {0, 0, 0, {0}};
                 double t = phase_start();
                 variants[v]->insert(state[v], in.kv, in.n, &ci);
                 const double ti = phase_end(t);

@@ -13,8 +13,8 @@
 
 #include "dht.h"
 
-static const struct dht_variant *const variants[] = {&dht_a2a, &dht_rma, &dht_xrdma};
-static const char *const names[] = {"a2a", "rma", "xrdma"};
+static const struct dht_variant *const variants[] = {&dht_a2a, &dht_bulk, &dht_rma, &dht_xrdma};
+static const char *const names[] = {"a2a", "bulk", "rma", "xrdma"};
 #define NV ((int)(sizeof(variants) / sizeof(variants[0])))
 static const char *const dists[] = {"uniform", "zipf"};
 #define ND 2
@@ -40,7 +40,7 @@ static void usage(FILE *f)
             "  -b, --batch B       operations per message, RMA operations per flush\n"
             "                      (default 1024, at most 4096)\n"
             "  -d, --dist L        comma list of uniform, zipf (default both)\n"
-            "  -v, --variants L    comma list of a2a, rma, xrdma (default all)\n"
+            "  -v, --variants L    comma list of a2a, bulk, rma, xrdma (default all)\n"
             "      --budget S      a variant that has spent S seconds inserting and looking\n"
             "                      up in a distribution sits out its later rounds (default: none)\n"
             "      --seed X        the keys' seed (default 1)\n"

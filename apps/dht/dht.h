@@ -1,5 +1,5 @@
 /* The distributed hash table benchmark: its input (keys.c), the interface
- * of a variant (two-sided, MPI-3 RMA, XRDMA) and the verification
+ * of a variant (two-sided in rounds or in bulk, MPI-3 RMA, XRDMA) and the verification
  * (verify.c). The table itself is dht_table.h. */
 #ifndef APPS_DHT_DHT_H
 #define APPS_DHT_DHT_H
@@ -30,7 +30,7 @@ struct dht_variant {
     void (*destroy)(void *state);
 };
 
-extern const struct dht_variant dht_a2a, dht_rma, dht_xrdma;
+extern const struct dht_variant dht_a2a, dht_bulk, dht_rma, dht_xrdma;
 
 /* The input of one rank (keys.c): n inserts as (key, value) pairs, keys
  * uniform over distinct keys or Zipf(0.99) over a universe of ranks * n

@@ -1,5 +1,7 @@
 /* Two-sided DHT: requests aggregated per owner and exchanged in rounds of
- * MPI_Alltoallv, up to a batch of operations per owner and round. An
+ * MPI_Alltoallv, up to a batch of operations per owner and round (a2a), or
+ * all of them in one round (bulk: the fewest synchronisations, the most
+ * memory). An
  * insert round carries (key, value) pairs that the owners insert; a lookup
  * round carries keys, and the owners answer each source's keys with their
  * values and found bits (dht_table.h) in a second MPI_Alltoallv. A rank's
@@ -15,8 +17,17 @@ struct a2a {
     int batch;
     int *sc, *sd, *rc, *rd, *cnt, *first; /* per rank */
     uint64_t *sorted, *pos, *sbuf, *rbuf, *ans, *back;
-    size_t cap;
+    size_t cap, scap, rcap, acap, bcap;
 };
+
+/* @p buf holds at least @p n words. */
+static uint64_t *reserve(uint64_t *buf, size_t *cap, size_t n)
+{
+    if (n <= *cap) return buf;
+    free(buf);
+    *cap = n + n / 4;
+    return app_alloc(sizeof(uint64_t) * *cap);
+}
 
 static void *create(const struct dht_options *o)
 {
@@ -28,11 +39,13 @@ static void *create(const struct dht_options *o)
     s->sc = app_calloc(6 * ((size_t)P + 1), sizeof(int));
     s->sd = s->sc + P + 1, s->rc = s->sd + P + 1, s->rd = s->rc + P + 1, s->cnt = s->rd + P + 1;
     s->first = s->cnt + P + 1;
-    const size_t round = (size_t)P * (size_t)o->batch;
-    s->sbuf = app_alloc(sizeof(uint64_t) * 2 * round);
-    s->rbuf = app_alloc(sizeof(uint64_t) * 2 * round);
-    s->ans = app_alloc(sizeof(uint64_t) * (size_t)P * dht_answer_words((uint64_t)o->batch));
-    s->back = app_alloc(sizeof(uint64_t) * (size_t)P * dht_answer_words((uint64_t)o->batch));
+    return s;
+}
+
+static void *create_bulk(const struct dht_options *o)
+{
+    struct a2a *s = create(o);
+    s->batch = 1 << 30; /* one round */
     return s;
 }
 
@@ -107,6 +120,8 @@ static void insert(void *state, const uint64_t *kv, uint64_t n, struct app_count
         app_die("dht a2a: the table is full");
     for (int64_t k = 0; k < rounds; ++k) {
         round_counts(s, k, c);
+        s->sbuf = reserve(s->sbuf, &s->scap, 2 * ((size_t)s->sd[P - 1] + (size_t)s->sc[P - 1]));
+        s->rbuf = reserve(s->rbuf, &s->rcap, 2 * ((size_t)s->rd[P - 1] + (size_t)s->rc[P - 1]));
         for (int r = 0; r < P; ++r)
             memcpy(&s->sbuf[2 * (size_t)s->sd[r]], &s->sorted[2 * ((size_t)s->first[r] + (size_t)(k * s->batch))],
                    sizeof(uint64_t) * 2 * (size_t)s->sc[r]);
@@ -139,6 +154,8 @@ static void lookup(void *state, const uint64_t *keys, uint64_t n, uint64_t *valu
     int *ac = app_alloc(sizeof(int) * 4 * (size_t)P), *ad = ac + P, *bc = ad + P, *bd = bc + P;
     for (int64_t k = 0; k < rounds; ++k) {
         round_counts(s, k, c);
+        s->sbuf = reserve(s->sbuf, &s->scap, (size_t)s->sd[P - 1] + (size_t)s->sc[P - 1]);
+        s->rbuf = reserve(s->rbuf, &s->rcap, (size_t)s->rd[P - 1] + (size_t)s->rc[P - 1]);
         for (int r = 0; r < P; ++r) {
             memcpy(&s->sbuf[s->sd[r]], &s->sorted[(size_t)s->first[r] + (size_t)(k * s->batch)],
                    sizeof(uint64_t) * (size_t)s->sc[r]);
@@ -151,6 +168,10 @@ static void lookup(void *state, const uint64_t *keys, uint64_t n, uint64_t *valu
             ad[r] = at, at += ac[r];
             bc[r] = (int)dht_answer_words((uint64_t)s->sc[r]) * (s->sc[r] > 0);
             bd[r] = bt, bt += bc[r];
+        }
+        s->ans = reserve(s->ans, &s->acap, (size_t)ad[P - 1] + (size_t)ac[P - 1]);
+        s->back = reserve(s->back, &s->bcap, (size_t)bd[P - 1] + (size_t)bc[P - 1]);
+        for (int r = 0; r < P; ++r) {
             dht_lookup_batch(s->t, s->mask, &s->rbuf[s->rd[r]], (uint64_t)s->rc[r], &s->ans[ad[r]]);
             if (ac[r]) app_count(c, r, sizeof(uint64_t) * (uint64_t)ac[r]);
         }
@@ -186,3 +207,4 @@ static void destroy(void *state)
 }
 
 const struct dht_variant dht_a2a = {"a2a", create, clear, insert, lookup, table, destroy};
+const struct dht_variant dht_bulk = {"bulk", create_bulk, clear, insert, lookup, table, destroy};

@@ -6,8 +6,9 @@
  * databases" (SIGMOD 1994), the generator of the YCSB benchmark's Zipfian
  * keys, whose hot keys are spread over the key space by a hash there as
  * here (a key is a bijection of its rank, so the hot keys land on any
- * owner). U is the number of inserts of all ranks: the most frequent key is
- * about 6% of them, and fewer than half the keys are distinct. */
+ * owner). U is the number of inserts of all ranks: with 4 ranks of 2^20
+ * the most frequent key is about 6% of them, and about a fifth of the keys
+ * drawn are distinct (expected values of the distribution). */
 #include <math.h>
 #include <stdlib.h>
 

@@ -27,3 +27,6 @@ APP_TESTS = \
 TESTS += $(APP_TESTS)
 CLEANFILES += $(APP_TESTS)
 EXTRA_DIST += tests/apps/run-apptest
+# apps/summary, the table of targets make bench-apps and make bench print.
+TESTS += tests/apps/test_summary.sh
+EXTRA_DIST += tests/apps/test_summary.sh

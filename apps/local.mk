@@ -21,7 +21,7 @@ include apps/dht/local.mk
 
 noinst_PROGRAMS += $(APPS_PROGS)
 CLEANFILES += $(APPS_IMAGES)
-EXTRA_DIST += apps/README.md apps/run-bench-apps apps/plot apps/summary apps/profile-apps apps/count-lines apps/common/bench-lib.sh
+EXTRA_DIST += apps/README.md apps/run-bench-apps apps/plot apps/summary apps/profile-apps apps/count-lines apps/project apps/common/bench-lib.sh
 
 apps: $(APPS_PROGS:=$(EXEEXT)) $(APPS_IMAGES)
 # `make bench-apps`: every application's bench driver, CSV into

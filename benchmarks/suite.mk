@@ -164,18 +164,26 @@ bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
 	rc=$$?; \
 	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \
 	python3 $(srcdir)/benchmarks/summary $(BENCH_OUT) || rc=1; \
+	python3 $(srcdir)/apps/summary $(APPS_OUT) || rc=1; \
 	exit $$rc
-plot:
+# (The applications' table, apps/summary, from the last `make bench-apps`:
+# `make bench` does not run them.)
+plot-tools:
 	@command -v gnuplot >/dev/null || { echo "plot: installing gnuplot-nox"; \
 	  apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && apt-get install -y -q gnuplot-nox >/dev/null; }; }
+plot: plot-tools
 	@python3 $(srcdir)/benchmarks/plot $(BENCH_OUT)
+	@python3 $(srcdir)/apps/plot $(APPS_OUT)
 # `make bench-profile`: instructions per pointer-chase hop, from callgrind
 # (at a target that receives it as a message, against the predeployed AM
 # handler; and run at the origin by node-local execution).
-bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES)
+# Then instructions per operation of the applications' variants
+# (apps/profile-apps, into $(APPS_OUT)/profile.csv).
+bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES) apps
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
-.PHONY: bench plot bench-profile
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/apps/profile-apps $(abs_builddir) $(abs_srcdir) $(APPS_OUT)
+.PHONY: bench plot plot-tools bench-profile
 EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint benchmarks/hop-batching
 
 # What X-operations cost per rank as a job grows (`make bench-scale`,

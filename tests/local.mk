@@ -12,6 +12,7 @@ include tests/hetero/local.mk
 include tests/mpi/local.mk
 include tests/multihost/local.mk
 include tests/examples/local.mk
+include tests/apps/local.mk
 include tests/fortran/local.mk
 include tests/python/local.mk
 include tests/install/local.mk

@@ -16,7 +16,7 @@ if [ -z "$names" ]; then
 fi
 
 dirs=""
-for d in common ucx_plugin ompi_ext tools examples benchmarks tests; do dirs="$dirs $srcdir/$d"; done
+for d in common ucx_plugin ompi_ext tools examples benchmarks apps tests; do dirs="$dirs $srcdir/$d"; done
 
 # in_code REGEX: a line of a source file matches REGEX and is not a comment line.
 in_code()

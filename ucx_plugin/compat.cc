@@ -4,6 +4,7 @@
 // list <name>.deps), which each target compiles for itself.
 #include "ucx_ifunc/ucp_compat.h"
 
+#include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
 #include "context.h"
 #include "loader_jit.h"
@@ -42,12 +43,18 @@ struct ucp_ifunc {
     // Per message (by its frame): the same frame without code, sent to
     // endpoints in eps_with_code. The payload the caller edits is the one in
     // msg.frame; it is copied here only when it differs.
-    std::unordered_map<const void *, ucx_ifunc_frame_t> bare;
+    struct Bare {
+        ucx_ifunc_frame_t frame;
+        uint32_t msg_args_off;  // the payload in msg.frame
+        uint32_t args_off;      // ... and in frame
+        uint32_t args_len;
+    };
+    std::unordered_map<const void *, Bare> bare;
     // The last endpoint known to have the code, and the last message sent
     // without it (a send loop looks nothing up).
     ucp_ep_h last_ep = nullptr;
     const void *last_frame = nullptr;
-    ucx_ifunc_frame_t *last_bare = nullptr;
+    Bare *last_bare = nullptr;
 };
 
 namespace {
@@ -289,7 +296,10 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
         if (used) memcpy(ucx_ifunc_frame_args(fr, nullptr), payload.data(), used);
         frame_seal(fr);  // sealed here; a send writes nothing unless the payload changed
     }
-    f->bare[full.frame] = bare;
+    auto offset = [](ucx_ifunc_frame_t *fr) {
+        return uint32_t(static_cast<uint8_t *>(ucx_ifunc_frame_args(fr, nullptr)) - static_cast<uint8_t *>(fr->frame));
+    };
+    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used)};
     *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
@@ -300,7 +310,7 @@ ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
         auto it = msg.ifunc_h->bare.find(msg.frame);
         if (it != msg.ifunc_h->bare.end()) {
             if (msg.ifunc_h->last_frame == msg.frame) msg.ifunc_h->last_frame = nullptr;
-            ucx_ifunc_frame_free(&it->second);
+            ucx_ifunc_frame_free(&it->second.frame);
             msg.ifunc_h->bare.erase(it);
         }
     }
@@ -320,12 +330,12 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
 {
     if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
     ucp_ifunc *f = msg.ifunc_h;
-    ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
     if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
         // First message to this endpoint: with the code, sealed again only
         // if the caller changed the payload.
+        ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
         frame_seal(&fr);
-        ucs_status_t st = to_ucs(frame_put(ep, &fr, remote_addr, rkey));
+        ucs_status_t st = to_ucs(frame_send(ep, &fr, remote_addr, rkey));
         if (!UCS_STATUS_IS_ERR(st)) f->eps_with_code.insert(ep);
         return st;
     }
@@ -338,14 +348,14 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
         f->last_frame = msg.frame;
         f->last_bare = &it->second;
     }
-    size_t n;
-    const void *src = ucx_ifunc_frame_args(&fr, &n);
-    void *dst = ucx_ifunc_frame_args(f->last_bare, nullptr);
-    if (memcmp(dst, src, n) != 0) {
-        memcpy(dst, src, n);
-        frame_seal(f->last_bare);
+    ucp_ifunc::Bare &b = *f->last_bare;
+    const uint8_t *src = static_cast<const uint8_t *>(msg.frame) + b.msg_args_off;
+    uint8_t *dst = static_cast<uint8_t *>(b.frame.frame) + b.args_off;
+    if (!same_bytes(dst, src, b.args_len)) {
+        memcpy(dst, src, b.args_len);
+        frame_seal(&b.frame);
     }
-    return to_ucs(frame_put(ep, f->last_bare, remote_addr, rkey));
+    return to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
 }
 
 ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,
@@ -353,7 +363,8 @@ ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, voi
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
     // Nothing there yet (the common case of a polling loop): no more work.
-    if (buffer_size >= 8 && *static_cast<const volatile uint64_t *>(buffer) != kFrameReady) {
+    const uint64_t ready = buffer_size >= 8 ? *static_cast<const volatile uint64_t *>(buffer) : kFrameReady;
+    if (ready != kFrameReady && ready != kFrameStored) {
         ucp_worker_progress(worker);
         return UCS_ERR_NO_MESSAGE;
     }

@@ -207,6 +207,11 @@ ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::stri
 
 ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t buffer_size, std::string *why)
 {
+    if (buffer_size >= sizeof(FrameHdr) + 8 && h.frame_size >= sizeof(FrameHdr) + 8 && h.frame_size <= buffer_size) {
+        uint64_t tail;
+        memcpy(&tail, buf + h.frame_size - 8, 8);
+        if (frame_hdr_ok(h, tail, buffer_size)) return UCX_IFUNC_OK;
+    }
     if (buffer_size < sizeof(FrameHdr) + 8) {
         *why = "poll buffer smaller than a frame header";
         return UCX_IFUNC_ERR_INVALID_PARAM;

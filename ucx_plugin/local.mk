@@ -15,6 +15,7 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
 	ucx_plugin/policy.cc ucx_plugin/policy.h \
+	ucx_plugin/library_path.cc ucx_plugin/library_path.h \
 	ucx_plugin/runtime_api.cc ucx_plugin/runtime_api.h
 libucx_ifunc_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 # The common utilities go into libucx_ifunc (one knob registry per process):

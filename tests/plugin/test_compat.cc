@@ -37,11 +37,16 @@ protected:
     }
     void TearDown() override
     {
+        release();
+        c.reset();
+    }
+    // Free the test's messages and ifuncs (before their cluster goes).
+    void release()
+    {
         for (auto &m : msgs) ucp_ifunc_msg_free(m);
         for (auto f : ifuncs) ucp_deregister_ifunc(c->env.context, f);
         msgs.clear();
         ifuncs.clear();
-        c.reset();
     }
 
     // ucp_register_ifunc with UCX_IFUNC_LIB_DIR set to @p sub of the
@@ -87,6 +92,22 @@ protected:
         c->ctrl(1, cmd);
     }
     bool counter_reaches(uint64_t want) { return c->progress_until([&] { return c->peer_counter(1) >= want; }, 60); }
+    // counter, shipped as the bitcode in @p sub (llvm_bc = 1), runs: with 5,
+    // then with its payload changed to 7; no error at the peer.
+    void bitcode_counter_runs(const std::string &sub)
+    {
+        poll_mode(2);
+        uint64_t five = 5;
+        ucp_ifunc_msg_t m = msg(reg(sub, "counter", 1), &five, sizeof(five));
+        send(m);
+        c->env.flush(c->peer(1).ep);
+        ASSERT_TRUE(counter_reaches(5));
+        set_payload(&m, 7);
+        send(m);
+        c->env.flush(c->peer(1).ep);
+        ASSERT_TRUE(counter_reaches(12));
+        EXPECT_EQ(0u, peer_errors().first);
+    }
     // ucp_poll_ifunc's errors at the peer: count and last status.
     std::pair<uint64_t, ucs_status_t> peer_errors()
     {
@@ -263,17 +284,49 @@ TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
 // linker script, and libc.so.6, loaded already.
 TEST_P(Compat, BitcodeWithUnknownVendorTriplesAndDeps)
 {
+    bitcode_counter_runs("bcu");
+}
+
+// Bitcode mode as the published API's makefile generates it: its .deps
+// lists every library `gcc -Wl,--trace` opened, libgcc_s.so among them (a
+// linker script in GCC's own directory, which the dynamic loader does not
+// search). The target follows it as the link editor would and runs the
+// ifunc, under the default symbol policy and with XRDMA_SYMBOLS=all (which
+// loads what it finds).
+TEST_P(Compat, BitcodeDepsAsTheMakefileWritesThem)
+{
+    std::vector<uint8_t> deps;
+    ASSERT_EQ(UCX_IFUNC_OK, xrdma::read_file(compat_dir("bcdeps") + "/counter.deps", &deps));
+    const std::string list(deps.begin(), deps.end());
+    ASSERT_NE(std::string::npos, list.find("libgcc_s.so\n")) << list;
+    for (const char *policy : {"runtime", "all"}) {
+        SCOPED_TRACE(policy);
+        release();
+        c.reset();
+        setenv("XRDMA_SYMBOLS", policy, 1);  // the peer's policy
+        c = std::make_unique<Cluster>(1);
+        unsetenv("XRDMA_SYMBOLS");
+        bitcode_counter_runs("bcdeps");
+    }
+}
+
+// A library the .deps names that no directory holds is only warned about
+// (as the published implementation does) when the code needs nothing of it;
+// code that calls a function only such a library could define does not
+// link, and the frame is refused.
+TEST_P(Compat, MissingLibraryOnlyWarns)
+{
     poll_mode(2);
     uint64_t five = 5;
-    ucp_ifunc_msg_t m = msg(reg("bcu", "counter", 1), &five, sizeof(five));
-    send(m);
+    send(msg(reg("bcmiss", "counter", 1), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(counter_reaches(5));
-    set_payload(&m, 7);
-    send(m);
-    c->env.flush(c->peer(1).ep);
-    ASSERT_TRUE(counter_reaches(12));
     EXPECT_EQ(0u, peer_errors().first);
+
+    send(msg(reg("bcmiss", "absent", 1), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
+    EXPECT_EQ(5u, c->peer_counter(1));
 }
 
 // Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env

@@ -40,9 +40,12 @@ typedef struct ucp_ifunc_reg_param {
      * 1: ship LLVM bitcode instead: the files UCX_IFUNC_LIB_DIR/<name>.<triple>.bc
      * (one per target triple, e.g. counter.aarch64-linux-gnu.bc), each target
      * compiling the one for its own triple; an optional <name>.deps lists
-     * libraries (one per line, # comments) the target loads first. The origin
-     * takes the payload functions from <name>.so if present, else from the
-     * bitcode for its own triple.
+     * libraries (one per line, # comments) the target loads first, each found
+     * as the link editor finds it (linker scripts such as libgcc_s.so
+     * followed, in the compiler's library directories too); one found
+     * nowhere is a warning, and only code that needs a symbol of it fails.
+     * The origin takes the payload functions from <name>.so if present, else
+     * from the bitcode for its own triple.
      */
     int   llvm_bc;
 } ucp_ifunc_reg_param_t;

@@ -7,6 +7,7 @@
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
 #include "context.h"
+#include "frame_watch.h"
 #include "loader_jit.h"
 #include "xrdma_common/log.h"
 #include "put_poll.h"
@@ -22,6 +23,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <mutex>
@@ -30,6 +32,7 @@
 using namespace xrdma;
 
 struct ucp_ifunc {
+    ucp_context_h context = nullptr;  // registered with
     std::string name;
     void *dl;  // the library, loaded at the origin for its payload functions
     std::unique_ptr<LoadedCode> jit;  // or, without <name>.so, its bitcode compiled here
@@ -48,6 +51,7 @@ struct ucp_ifunc {
         uint32_t msg_args_off;  // the payload in msg.frame
         uint32_t args_off;      // ... and in frame
         uint32_t args_len;
+        FrameWatch watch;       // the message's last send, for a refusal
     };
     std::unordered_map<const void *, Bare> bare;
     // The last endpoint known to have the code, and the last message sent
@@ -82,6 +86,40 @@ ucs_config_field_t g_lib_dir_table[] = {
 // Target-side state (code cache) per worker, created on first poll.
 std::mutex g_lock;
 std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
+// The registered ifuncs per context (under g_lock): whose messages a poll
+// with nothing to do watches for refusals.
+std::map<ucp_context_h, std::set<ucp_ifunc *>> g_registered;
+
+// ucp_poll_ifunc() with nothing to run looks for refusals of this thread's
+// programs' messages after kWatchFirst such polls in a row, then after
+// twice as many each time, up to every kWatchMost: a program waiting for an
+// answer hears within some milliseconds, one that is busy pays nothing.
+constexpr uint64_t kWatchFirst = 1024, kWatchMost = 65536;
+thread_local uint64_t t_idle_polls = 0, t_watch_every = kWatchFirst, t_watch_at = kWatchFirst;
+
+// The refusal (frame_watch.h) of a message registered under @p context that
+// its target refused, logged with the target's reason: UCS_ERR_REJECTED,
+// one refused message a call; else UCS_ERR_NO_MESSAGE.
+__attribute__((noinline, cold)) ucs_status_t watch_refusals(ucp_context_h context)
+{
+    t_watch_every = std::min(t_watch_every * 2, kWatchMost);
+    t_watch_at = t_idle_polls + t_watch_every;
+    std::lock_guard<std::mutex> guard(g_lock);
+    auto it = g_registered.find(context);
+    if (it == g_registered.end()) return UCS_ERR_NO_MESSAGE;
+    for (ucp_ifunc *f : it->second) {
+        for (auto &m : f->bare) {
+            const uint64_t addr = m.second.watch.remote_addr;
+            ucx_ifunc_status_t st;
+            std::string why;
+            if (!frame_watch_refused(&m.second.watch, &st, &why)) continue;
+            XRDMA_WARN("ifunc %s: the target refused the message put to %#llx (%s): %s", f->name.c_str(),
+                       static_cast<unsigned long long>(addr), ucx_ifunc_status_string(st), why.c_str());
+            return UCS_ERR_REJECTED;
+        }
+    }
+    return UCS_ERR_NO_MESSAGE;
+}
 
 ucx_ifunc_context *target_ctx(ucp_worker_h worker)
 {
@@ -222,28 +260,20 @@ ucs_status_t register_bitcode(const std::string &dir, const std::string &n, cons
     return UCS_OK;
 }
 
-}  // namespace
-
-extern "C" {
-
-ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param_t param,
-                                ucp_ifunc_h *ifunc_p)
+// ucp_register_ifunc() of <name>.so.
+ucs_status_t register_library(const char *name, const std::string &path, ucp_ifunc_h *ifunc_p)
 {
-    if (!context || !param.name || !*param.name || !ifunc_p) return UCS_ERR_INVALID_PARAM;
-    const char *dir = getenv("UCX_IFUNC_LIB_DIR");
-    std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
-    if (param.llvm_bc) return register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p);
     std::vector<uint8_t> so;
     if (read_file(path, &so) != UCX_IFUNC_OK) {
-        XRDMA_ERROR("ifunc %s: cannot read %s: %s", param.name, path.c_str(), strerror(errno));
+        XRDMA_ERROR("ifunc %s: cannot read %s: %s", name, path.c_str(), strerror(errno));
         return UCS_ERR_NO_ELEM;
     }
     void *dl = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
-        XRDMA_ERROR("ifunc %s: %s", param.name, dlerror());
+        XRDMA_ERROR("ifunc %s: %s", name, dlerror());
         return UCS_ERR_INVALID_PARAM;
     }
-    std::string n = param.name;
+    std::string n = name;
     auto *f = new ucp_ifunc;
     f->name = n;
     f->dl = dl;
@@ -263,13 +293,40 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
     return UCS_OK;
 }
 
+}  // namespace
+
+extern "C" {
+
+ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param_t param,
+                                ucp_ifunc_h *ifunc_p)
+{
+    if (!context || !param.name || !*param.name || !ifunc_p) return UCS_ERR_INVALID_PARAM;
+    const char *dir = getenv("UCX_IFUNC_LIB_DIR");
+    std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
+    const ucs_status_t st = param.llvm_bc ? register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p)
+                                          : register_library(param.name, path, ifunc_p);
+    if (st == UCS_OK) {
+        (*ifunc_p)->context = context;
+        std::lock_guard<std::mutex> guard(g_lock);
+        g_registered[context].insert(*ifunc_p);
+    }
+    return st;
+}
+
 ucs_status_t ucp_deregister_ifunc(ucp_context_h, ucp_ifunc_h ifunc_h)
 {
     if (!ifunc_h) return UCS_ERR_INVALID_PARAM;
+    {
+        std::lock_guard<std::mutex> guard(g_lock);
+        auto it = g_registered.find(ifunc_h->context);
+        if (it != g_registered.end() && it->second.erase(ifunc_h) && it->second.empty()) g_registered.erase(it);
+    }
+    for (auto &m : ifunc_h->bare) frame_watch_end(&m.second.watch);
     if (ifunc_h->dl) dlclose(ifunc_h->dl);
     delete ifunc_h;
     return UCS_OK;
 }
+
 
 ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t source_args_size,
                                   ucp_ifunc_msg_t *msg_p)
@@ -299,7 +356,7 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
     auto offset = [](ucx_ifunc_frame_t *fr) {
         return uint32_t(static_cast<uint8_t *>(ucx_ifunc_frame_args(fr, nullptr)) - static_cast<uint8_t *>(fr->frame));
     };
-    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used)};
+    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used), {}};
     *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
@@ -310,6 +367,7 @@ ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
         auto it = msg.ifunc_h->bare.find(msg.frame);
         if (it != msg.ifunc_h->bare.end()) {
             if (msg.ifunc_h->last_frame == msg.frame) msg.ifunc_h->last_frame = nullptr;
+            frame_watch_end(&it->second.watch);
             ucx_ifunc_frame_free(&it->second.frame);
             msg.ifunc_h->bare.erase(it);
         }
@@ -336,7 +394,10 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
         ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
         frame_seal(&fr);
         ucs_status_t st = to_ucs(frame_send(ep, &fr, remote_addr, rkey));
-        if (!UCS_STATUS_IS_ERR(st)) f->eps_with_code.insert(ep);
+        if (UCS_STATUS_IS_ERR(st)) return st;
+        f->eps_with_code.insert(ep);
+        auto it = f->bare.find(msg.frame);
+        if (it != f->bare.end()) frame_watch_sent(&it->second.watch, ep, &fr, remote_addr, rkey);
         return st;
     }
     f->last_ep = ep;
@@ -355,27 +416,34 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
         memcpy(dst, src, b.args_len);
         frame_seal(&b.frame);
     }
-    return to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
+    const ucs_status_t st = to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
+    if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
+    return st;
 }
 
-ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,
+ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size, void *target_args,
                             ucp_worker_h worker)
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
-    // Nothing there yet (the common case of a polling loop): no more work.
+    // Nothing there yet (the common case of a polling loop): no more work,
+    // but now and then a look for refusals of this program's own messages.
     const uint64_t ready = buffer_size >= 8 ? *static_cast<const volatile uint64_t *>(buffer) : kFrameReady;
-    if (ready != kFrameReady && ready != kFrameStored) {
-        ucp_worker_progress(worker);
-        return UCS_ERR_NO_MESSAGE;
+    ucx_ifunc_status_t st = UCX_IFUNC_INPROGRESS;
+    if (ready == kFrameReady || ready == kFrameStored) {
+        std::string why;
+        st = frame_poll(target_ctx(worker), buffer, buffer_size, target_args, &why);
     }
-    ucx_ifunc_context *ctx = target_ctx(worker);
-    std::string why;
-    ucx_ifunc_status_t st = frame_poll(ctx, buffer, buffer_size, target_args, &why);
     if (st == UCX_IFUNC_INPROGRESS) {
         ucp_worker_progress(worker);
+        if (__builtin_expect(++t_idle_polls >= t_watch_at, 0)) return watch_refusals(context);
         return UCS_ERR_NO_MESSAGE;
     }
-    return to_ucs(st);
+    t_idle_polls = 0;
+    t_watch_every = kWatchFirst;
+    t_watch_at = kWatchFirst;
+    // A message consumed without running to its end (refused, or its main
+    // faulted): discarded, as the published implementation says it.
+    return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;
 }
 
 }  // extern "C"

@@ -13,6 +13,7 @@
 #include "fault.h"
 #include "xrdma_common/log.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <ctime>
@@ -222,6 +223,32 @@ ucx_ifunc_status_t dropped(ucx_ifunc_context *ctx, ucx_ifunc_status_t st, const 
     return st;
 }
 
+// A frame refused before it ran (header @p h; its trailer at @p trailer_off,
+// 0 for one that does not fit the buffer): its slot consumed, and a refusal
+// record left there (FrameRefusal) where the buffer can hold one, for the
+// frame's origin to read back. (A frame whose entry ran and failed leaves
+// none: its slot may hold the next frame by then.)
+__attribute__((noinline, cold)) ucx_ifunc_status_t refused(ucx_ifunc_context *ctx, uint8_t *buf, size_t buffer_size,
+                                                           size_t trailer_off, const FrameHdr &h,
+                                                           ucx_ifunc_status_t st, const std::string &why)
+{
+    consume_slot(buf, trailer_off);
+    if (buffer_size >= sizeof(FrameRefusal)) {
+        FrameRefusal r{};
+        r.nonce = h.nonce;
+        r.checksum = h.checksum;
+        r.status = int32_t(st);
+        r.reason_len = uint32_t(std::min({why.size(), kMaxRefusalReason, buffer_size - sizeof(r)}));
+        r.sum = refusal_sum(r, reinterpret_cast<const uint8_t *>(why.data()));
+        memcpy(buf + sizeof(r), why.data(), r.reason_len);
+        memcpy(buf + 8, reinterpret_cast<const uint8_t *>(&r) + 8, sizeof(r) - 8);
+        std::atomic_thread_fence(std::memory_order_release);
+        const uint64_t magic = kFrameRefused;
+        memcpy(buf, &magic, 8);  // (last: a reader that sees it sees the rest)
+    }
+    return dropped(ctx, st, why);
+}
+
 // A frame whose ready word says kFrameStored: its writer's stores put it
 // there, the ready word last after a release fence, so that all of it is
 // visible once that word is (no checksum to verify). Only the header and
@@ -243,15 +270,11 @@ __attribute__((noinline)) ucx_ifunc_status_t stored_frame(ucx_ifunc_context *ctx
                    std::to_string(buffer_size) + "-byte buffer";
         else
             frame_check_hdr(h, buf, buffer_size, why);
-        consume_slot(buf, 0);
-        return dropped(ctx, st, *why);
+        return refused(ctx, buf, buffer_size, 0, h, st, *why);
     }
     Resolved r;
     ucx_ifunc_status_t st = frame_resolve(ctx, h, buf, &r, why);
-    if (st != UCX_IFUNC_OK) {
-        consume_slot(buf, h.frame_size - 8);
-        return dropped(ctx, st, *why);
-    }
+    if (st != UCX_IFUNC_OK) return refused(ctx, buf, buffer_size, h.frame_size - 8, h, st, *why);
     alignas(16) uint8_t small[kStackFrame];
     std::vector<uint8_t> big;
     uint8_t *args = small;
@@ -315,10 +338,9 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
     if (h.frame_size > buffer_size) {
         if (!header_complete(h)) return UCX_IFUNC_INPROGRESS;
         // An error once, not "still arriving" forever: the slot is consumed.
-        consume_slot(buf, 0);
         *why = "frame of " + std::to_string(h.frame_size) + " bytes does not fit the " +
                std::to_string(buffer_size) + "-byte buffer";
-        return dropped(ctx, UCX_IFUNC_ERR_TRUNCATED, *why);
+        return refused(ctx, buf, buffer_size, 0, h, UCX_IFUNC_ERR_TRUNCATED, *why);
     }
     if (h.frame_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_INPROGRESS;
     uint64_t tail;
@@ -348,11 +370,15 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
         st = frame_hdr_ok(h, tail, size) ? UCX_IFUNC_OK : frame_check_hdr(h, copy, size, why);
         Resolved r;
         if (st == UCX_IFUNC_OK) st = frame_resolve(ctx, h, copy, &r, why);
-        // Consumed before the function runs, as the published API does: an
-        // answer its reply provokes may land in this slot while it runs.
-        consume_slot(buf, size - 8);
-        if (st == UCX_IFUNC_OK) st = frame_call(ctx, h, r, copy + h.args_off, target_args, why);
-        if (st != UCX_IFUNC_OK) dropped(ctx, st, *why);
+        if (st != UCX_IFUNC_OK) {
+            refused(ctx, buf, buffer_size, size - 8, h, st, *why);
+        } else {
+            // Consumed before the function runs, as the published API does:
+            // an answer its reply provokes may land in this slot while it runs.
+            consume_slot(buf, size - 8);
+            st = frame_call(ctx, h, r, copy + h.args_off, target_args, why);
+            if (st != UCX_IFUNC_OK) dropped(ctx, st, *why);
+        }
     }
     if (!big.empty() && ctx->poll_copy.capacity() < big.capacity()) ctx->poll_copy = std::move(big);
     return st;

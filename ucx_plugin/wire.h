@@ -368,4 +368,25 @@ ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t
 // over everything but the ready word and the checksum field.
 uint64_t frame_checksum(const uint8_t *frame, size_t size);
 
+// What a target leaves in a slot whose frame it consumed without running it
+// (refused: malformed, too large for the buffer, its code unknown, refused
+// or failing to load or link), for the frame's origin, which has no other
+// way to hear of it, to read back (frame_watch.h). Written body first, the
+// magic word last after a release fence; [FrameRefusal][reason], within the
+// poller's buffer.
+struct FrameRefusal {
+    uint64_t magic;       // kFrameRefused
+    uint64_t nonce;       // the refused frame's nonce and checksum: which frame
+    uint64_t checksum;
+    int32_t  status;      // ucx_ifunc_status_t
+    uint32_t reason_len;  // bytes of the reason that follow, <= kMaxRefusalReason
+    uint64_t sum;         // refusal_sum()
+};
+static_assert(sizeof(FrameRefusal) == 40, "wire layout");
+constexpr uint64_t kFrameRefused = 0x4453554645525258ull;  // "XRREFUSD"
+constexpr size_t kMaxRefusalReason = 400;
+// The check of a refusal record: over its fields from nonce to reason_len
+// and its @p reason_len reason bytes.
+uint64_t refusal_sum(const FrameRefusal &r, const uint8_t *reason);
+
 }  // namespace xrdma

@@ -12,9 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <tuple>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,8 +160,8 @@ TEST_P(Compat, GccAndClangLibrariesRun)
 }
 
 // Point 1: a constructor the author wrote is refused, by name, at the
-// origin (native API) and at the target's caller (ucp_poll_ifunc, once);
-// the target keeps serving.
+// origin (native API) and at the target's caller (ucp_poll_ifunc, once, as
+// a discarded message); the target keeps serving.
 TEST_P(Compat, AuthorsConstructorIsRefusedByName)
 {
     std::vector<uint8_t> so;
@@ -178,7 +180,7 @@ TEST_P(Compat, AuthorsConstructorIsRefusedByName)
     send(msg(reg("ctor", "counter"), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
-    EXPECT_EQ(UCS_ERR_INVALID_PARAM, peer_errors().second);
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
     EXPECT_EQ(0u, c->peer_counter(1));
     // The slot was consumed: the next message runs.
     send(msg(reg("gcc", "counter"), &five, sizeof(five)));
@@ -243,7 +245,8 @@ TEST_P(Compat, SameMessageResentIntoARing)
 
 // Points 10, 9: a payload <name>_payload_init shrinks travels at its
 // shrunk size (counter_main runs only on 8 bytes); a 256 KiB payload; a
-// frame larger than the slot is an error once, and the ring goes on.
+// frame larger than the slot is an error once (a discarded message), and the
+// ring goes on.
 TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
 {
     poll_mode(2);
@@ -270,7 +273,7 @@ TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
     send(msg(big, words.data(), words.size() * 8));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
-    EXPECT_EQ(UCS_ERR_MESSAGE_TRUNCATED, peer_errors().second);
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
     uint64_t small[2] = {3, 4};
     send(msg(big, small, sizeof(small)), 65536);
     c->env.flush(c->peer(1).ep);
@@ -327,6 +330,68 @@ TEST_P(Compat, MissingLibraryOnlyWarns)
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
     EXPECT_EQ(5u, c->peer_counter(1));
+}
+
+// A message the target refuses is reported at its origin: the target leaves
+// a refusal record in the slot, and the origin's next ucp_poll_ifunc calls
+// with nothing to run read it back, return UCS_ERR_REJECTED once and log the
+// target's reason (here: a constructor of the author's own; code that needs
+// a function from a library no machine has). The target's own
+// ucp_poll_ifunc said UCS_ERR_CANCELED; later messages run.
+TEST_P(Compat, RefusalReachesTheOrigin)
+{
+    poll_mode(2);
+    uint64_t five = 5, got = 0;
+    // The origin's poll loop, with its log (stderr) kept: the status it ends
+    // on (or UCS_ERR_NO_MESSAGE after 60 s) and what was logged.
+    auto origin_polls = [&]() -> std::pair<ucs_status_t, std::string> {
+        std::fflush(stderr);
+        char path[] = "/tmp/xrdma-compat-log-XXXXXX";
+        const int fd = mkstemp(path), saved = dup(2);
+        EXPECT_GE(fd, 0);
+        dup2(fd, 2);
+        ucs_status_t st = UCS_ERR_NO_MESSAGE;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        for (long i = 1; st == UCS_ERR_NO_MESSAGE; ++i) {
+            st = ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got, c->env.worker);
+            if (i % 4096 == 0 && std::chrono::steady_clock::now() > deadline) break;
+        }
+        std::fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        std::string log;
+        char b[4096];
+        lseek(fd, 0, SEEK_SET);
+        for (ssize_t n; (n = read(fd, b, sizeof(b))) > 0;) log.append(b, size_t(n));
+        close(fd);
+        unlink(path);
+        return {st, log};
+    };
+    send(msg(reg("ctor", "counter"), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    auto [st, log] = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("the target refused")) << log;
+    EXPECT_NE(std::string::npos, log.find("constructor 'counter_setup'")) << log;
+    ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
+
+    send(msg(reg("bcmiss", "absent", 1), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    std::tie(st, log) = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("'xrdma_test_absent_function'")) << log;
+
+    // Reported once: later looks (several in 300 000 idle polls) find
+    // nothing more; the next message runs.
+    for (int i = 0; i < 300000; ++i)
+        ASSERT_EQ(UCS_ERR_NO_MESSAGE, ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got,
+                                                     c->env.worker));
+    send(msg(reg("gcc", "counter"), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(counter_reaches(5));
+    EXPECT_EQ(2u, peer_errors().first);
+    EXPECT_EQ(0u, got);
 }
 
 // Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env

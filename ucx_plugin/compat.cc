@@ -90,20 +90,20 @@ std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
 // with nothing to do watches for refusals.
 std::map<ucp_context_h, std::set<ucp_ifunc *>> g_registered;
 
-// ucp_poll_ifunc() with nothing to run looks for refusals of this thread's
-// programs' messages after kWatchFirst such polls in a row, then after
-// twice as many each time, up to every kWatchMost: a program waiting for an
-// answer hears within some milliseconds, one that is busy pays nothing.
-constexpr uint64_t kWatchFirst = 1024, kWatchMost = 65536;
-thread_local uint64_t t_idle_polls = 0, t_watch_every = kWatchFirst, t_watch_at = kWatchFirst;
+// ucp_poll_ifunc() with nothing to run looks for refusals of the program's
+// messages after kWatchEvery such calls in a row on this thread, and again
+// after each kWatchEvery more: a program waiting for an answer that will not
+// come hears within some milliseconds (shared memory) to a tenth of a second
+// (TCP); one waiting for the answers that come (a ping-pong waits some
+// hundred calls) never looks, and puts no get on the wire.
+constexpr uint64_t kWatchEvery = 65536;
+thread_local uint64_t t_idle_polls = 0;
 
 // The refusal (frame_watch.h) of a message registered under @p context that
 // its target refused, logged with the target's reason: UCS_ERR_REJECTED,
 // one refused message a call; else UCS_ERR_NO_MESSAGE.
 __attribute__((noinline, cold)) ucs_status_t watch_refusals(ucp_context_h context)
 {
-    t_watch_every = std::min(t_watch_every * 2, kWatchMost);
-    t_watch_at = t_idle_polls + t_watch_every;
     std::lock_guard<std::mutex> guard(g_lock);
     auto it = g_registered.find(context);
     if (it == g_registered.end()) return UCS_ERR_NO_MESSAGE;
@@ -435,12 +435,10 @@ ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_s
     }
     if (st == UCX_IFUNC_INPROGRESS) {
         ucp_worker_progress(worker);
-        if (__builtin_expect(++t_idle_polls >= t_watch_at, 0)) return watch_refusals(context);
+        if (__builtin_expect(++t_idle_polls % kWatchEvery == 0, 0)) return watch_refusals(context);
         return UCS_ERR_NO_MESSAGE;
     }
     t_idle_polls = 0;
-    t_watch_every = kWatchFirst;
-    t_watch_at = kWatchFirst;
     // A message consumed without running to its end (refused, or its main
     // faulted): discarded, as the published implementation says it.
     return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;

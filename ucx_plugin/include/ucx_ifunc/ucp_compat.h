@@ -96,8 +96,8 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
  * UCS_ERR_NO_MESSAGE) for its origin.
  *
  * Origin side: a call that finds nothing to run also looks, now and then
- * (after 1024 such calls in a row, then after twice as many each time, down
- * to once every 65536), at where this program's messages of ifuncs
+ * (after 65536 such calls in a row on a thread, and after each 65536 more),
+ * at where this program's messages of ifuncs
  * registered with @p context went: for each message (ucp_ifunc_msg_t), the
  * buffer its last ucp_ifunc_send_nbix() wrote, as long as the message and its
  * ifunc exist (keep the endpoint and the rkey valid until then). Finding its

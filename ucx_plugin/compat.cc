@@ -147,18 +147,16 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
     return ctx;
 }
 
+// What building and sending a message return (ucp_poll_ifunc() says
+// UCS_ERR_CANCELED for every message it discards).
 ucs_status_t to_ucs(ucx_ifunc_status_t st)
 {
     switch (st) {
     case UCX_IFUNC_OK: return UCS_OK;
     case UCX_IFUNC_INPROGRESS: return UCS_INPROGRESS;
     case UCX_IFUNC_ERR_NO_MEMORY: return UCS_ERR_NO_MEMORY;
-    case UCX_IFUNC_ERR_IO: return UCS_ERR_IO_ERROR;
-    case UCX_IFUNC_ERR_NO_PART:
-    case UCX_IFUNC_ERR_LINK:
-    case UCX_IFUNC_ERR_DENIED: return UCS_ERR_UNSUPPORTED;
     case UCX_IFUNC_ERR_PEER: return UCS_ERR_UNREACHABLE;
-    case UCX_IFUNC_ERR_TRUNCATED: return UCS_ERR_MESSAGE_TRUNCATED;
+    case UCX_IFUNC_ERR_TRANSPORT: return UCS_ERR_IO_ERROR;
     default: return UCS_ERR_INVALID_PARAM;
     }
 }
@@ -326,7 +324,6 @@ ucs_status_t ucp_deregister_ifunc(ucp_context_h, ucp_ifunc_h ifunc_h)
     delete ifunc_h;
     return UCS_OK;
 }
-
 
 ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t source_args_size,
                                   ucp_ifunc_msg_t *msg_p)

@@ -158,8 +158,8 @@ BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
 	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT)) \
-	$(WINCOST_PROGS:=$(EXEEXT))
-bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES)
+	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/compat_msg_rate$(EXEEXT)
+bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES) benchmarks/compat_inc.so
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
 	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \

@@ -21,3 +21,4 @@ include tests/sanitize/local.mk
 include tests/ompi_ext/local.mk
 include tests/docs/local.mk
 include tests/benchmarks/local.mk
+include tests/apps-hpcc/local.mk

@@ -3,7 +3,9 @@
 # apps/hpcc/hpcc-1.5.0 of the build tree and keeps the tarball there, so
 # it is fetched once. Nothing of it is in the repository, and nothing is
 # built by plain `make` (it needs the network once): `make apps` builds
-# hpcc_gups and the image of its XOR function.
+# hpcc_gups and the image of its XOR function; `make check` runs it
+# (tests/apps-hpcc), `make bench-hpcc` measures it (apps/hpcc/bench), and
+# apps/hpcc/profile counts instructions per update with callgrind.
 HPCC_DIR = apps/hpcc/hpcc-1.5.0
 HPCC_PATCHES = $(srcdir)/apps/hpcc/patches/harness.patch $(srcdir)/apps/hpcc/patches/rma.patch \
 	$(srcdir)/apps/hpcc/patches/xrdma.patch
@@ -38,10 +40,15 @@ apps_hpcc_hpcc_gups_CPPFLAGS = $(HPCC_CPPFLAGS) -DRA_XOR_IMAGE='"$(abs_builddir)
 apps_hpcc_hpcc_gups_LDADD = apps/hpcc/libhpcc_ra.a libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
 apps_hpcc_hpcc_gups_LDFLAGS = -no-install
 EXTRA_apps_hpcc_hpcc_gups_DEPENDENCIES = $(HPCC_XFN)
-EXTRA_DIST += apps/hpcc/fetch-hpcc $(HPCC_PATCHES)
+EXTRA_DIST += apps/hpcc/fetch-hpcc apps/hpcc/bench apps/hpcc/profile $(HPCC_PATCHES)
 CLEANFILES += apps/hpcc/hpcc_gups$(EXEEXT) apps/hpcc/libhpcc_ra.a $(HPCC_XFN)
 
 apps-hpcc: apps/hpcc/hpcc_gups$(EXEEXT) $(HPCC_XFN)
 apps: apps-hpcc
 
-.PHONY: apps apps-hpcc
+# The measurement on its own (make bench-apps runs it with the others).
+bench-hpcc: apps-hpcc
+	$(SHELL) $(srcdir)/apps/hpcc/bench $(abs_builddir) $(abs_srcdir) $(abs_builddir)/apps/results
+profile-hpcc: apps-hpcc
+	$(SHELL) $(srcdir)/apps/hpcc/profile $(abs_builddir) $(abs_srcdir) $(abs_builddir)/apps/results
+.PHONY: apps apps-hpcc bench-hpcc profile-hpcc

@@ -23,8 +23,9 @@
  * variant and the round; -p runs the profile shape, where only rank 0
  * makes updates (one origin, the others only targets: apps/hpcc/profile).
  *
- * Exit status: 0, 3 when a variant's verification found an error, 2 for
- * bad arguments, 1 for anything else. */
+ * A run verifies when HPCC's verification finds no wrong word, or, for
+ * HPCC's own code, at most HPCC's 1%. Exit status: 0, 3 when a run did
+ * not verify, 2 for bad arguments, 1 for anything else. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdint.h>
@@ -65,11 +66,17 @@ static const struct variant {
   const char *name;
   update_fn update;
   int window; /* the table in a window (else HPCC's own malloc) */
+  /* Every update applied atomically: no word may be wrong. HPCC's own
+   * code may lose some (with more than 4 processes it polls 4 receives,
+   * and an update that arrived in one of them before the sender's last
+   * "finished" message was handled is cancelled unread), and HPCC passes
+   * up to 1% of the table's words wrong. */
+  int exact;
 } variants[] = {
-  {"hpcc", hpcc_update, 0},
-  {"rma", RMAAccumulateUpdate, 1},
-  {"rma_batched", RMABatchedUpdate, 1},
-  {"xrdma", XrdmaRandomAccessUpdate, 1},
+  {"hpcc", hpcc_update, 0, 0},
+  {"rma", RMAAccumulateUpdate, 1, 1},
+  {"rma_batched", RMABatchedUpdate, 1, 1},
+  {"xrdma", XrdmaRandomAccessUpdate, 1, 1},
 };
 enum { N_VARIANTS = sizeof(variants) / sizeof(variants[0]) };
 
@@ -297,7 +304,8 @@ transport_of_env(void) {
 /* One run of HPCC_MPIRandomAccess with variant v; what rank 0 knows of
  * it is made known to all. */
 struct result {
-  double gups, seconds, updates, errors;
+  double gups, seconds, updates, errors, words;
+  int ok; /* verified: no wrong word, or for HPCC's own HPCC's 1% */
 };
 
 static struct result
@@ -319,7 +327,9 @@ run(int v, const char *what) {
   res.seconds = params.MPIRandomAccess_time;
   res.updates = (double)params.MPIRandomAccess_ExeUpdates;
   res.errors = (double)params.MPIRandomAccess_Errors;
-  MPI_Bcast(&res, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  res.words = (double)params.MPIRandomAccess_N;
+  MPI_Bcast(&res, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  res.ok = res.errors == 0 || (!current->exact && res.errors <= 0.01 * res.words);
   return res;
 }
 
@@ -330,13 +340,13 @@ run(int v, const char *what) {
 static long long
 time_bound(int v, int *failed) {
   long long n;
-  struct result res = {0, 0, 0, 0};
+  struct result res = {0, 0, 0, 0, 0, 0};
   char what[64];
   for (n = 256;; n *= 4) {
     limit = n;
     snprintf(what, sizeof(what), "time bound sample %lld", n);
     res = run(v, what);
-    if (res.errors != 0) *failed = 1;
+    if (!res.ok) *failed = 1;
     if (!limited) return limit = 0; /* HPCC's count is smaller */
     if (res.seconds >= 0.5) break;
   }
@@ -385,7 +395,7 @@ main(int argc, char **argv) {
   for (v = 0; v < N_VARIANTS; v++) {
     if (!(opt.mask & (1u << v))) continue;
     limit = 256;
-    if (run(v, "warm-up").errors != 0) failed = 1;
+    if (!run(v, "warm-up").ok) failed = 1;
     if (opt.seconds > 0) bound[v] = time_bound(v, &failed);
   }
 
@@ -403,7 +413,7 @@ main(int argc, char **argv) {
       res = run(v, what);
       MPI_Allreduce(&sent, total, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       if (updates_to) MPI_Reduce(&updates_to[nprocs > 1], &received, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-      ok = res.errors == 0;
+      ok = res.ok;
       if (!ok) failed = 1;
       gups[v][r] = res.gups;
       row(current->name, "gups", res.gups, "GUP/s", ok);

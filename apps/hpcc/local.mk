@@ -40,7 +40,8 @@ apps_hpcc_hpcc_gups_CPPFLAGS = $(HPCC_CPPFLAGS) -DRA_XOR_IMAGE='"$(abs_builddir)
 apps_hpcc_hpcc_gups_LDADD = apps/hpcc/libhpcc_ra.a libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
 apps_hpcc_hpcc_gups_LDFLAGS = -no-install
 EXTRA_apps_hpcc_hpcc_gups_DEPENDENCIES = $(HPCC_XFN)
-EXTRA_DIST += apps/hpcc/fetch-hpcc apps/hpcc/bench apps/hpcc/profile $(HPCC_PATCHES)
+EXTRA_DIST += apps/hpcc/README.md apps/hpcc/results apps/hpcc/fetch-hpcc apps/hpcc/bench apps/hpcc/profile \
+	$(HPCC_PATCHES)
 CLEANFILES += apps/hpcc/hpcc_gups$(EXEEXT) apps/hpcc/libhpcc_ra.a $(HPCC_XFN)
 
 apps-hpcc: apps/hpcc/hpcc_gups$(EXEEXT) $(HPCC_XFN)

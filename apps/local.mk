@@ -18,6 +18,7 @@ APPS_XRDMA_CC = tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -I$(top_srcdir
 
 include apps/bfs/local.mk
 include apps/dht/local.mk
+include apps/hpcc/local.mk
 
 noinst_PROGRAMS += $(APPS_PROGS)
 CLEANFILES += $(APPS_IMAGES)

@@ -179,10 +179,12 @@ plot: plot-tools
 # (at a target that receives it as a message, against the predeployed AM
 # handler; and run at the origin by node-local execution).
 # Then instructions per operation of the applications' variants
-# (apps/profile-apps, into $(APPS_OUT)/profile.csv).
+# (apps/profile-apps, into $(APPS_OUT)/profile.csv; apps/hpcc/profile,
+# into hpcc-profile.csv).
 bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES) apps
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/apps/profile-apps $(abs_builddir) $(abs_srcdir) $(APPS_OUT)
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/apps/hpcc/profile $(abs_builddir) $(abs_srcdir) $(APPS_OUT)
 .PHONY: bench plot plot-tools bench-profile
 EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint benchmarks/hop-batching
 

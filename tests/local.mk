@@ -23,3 +23,4 @@ include tests/ompi_ext/local.mk
 include tests/docs/local.mk
 include tests/scale/local.mk
 include tests/benchmarks/local.mk
+include tests/apps-hpcc/local.mk

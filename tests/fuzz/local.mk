@@ -25,7 +25,7 @@ EXTRA_DIST += tests/fuzz/regressions tests/fuzz/install-fuzz-deps.sh \
 	tests/fuzz/fuzz_image.cc tests/fuzz/fuzz_elf.cc tests/fuzz/fuzz_wire.cc tests/fuzz/fuzz_bitcode.cc
 
 # The seed generator: normal compiler, built on demand only.
-EXTRA_PROGRAMS = tests/fuzz/make_seeds
+EXTRA_PROGRAMS += tests/fuzz/make_seeds
 tests_fuzz_make_seeds_SOURCES = tests/fuzz/make_seeds.cc tests/fuzz/harness.h
 tests_fuzz_make_seeds_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_fuzz_make_seeds_LDADD = libucx_ifunc.la

@@ -31,7 +31,7 @@ apps_hpcc_libhpcc_ra_a_CPPFLAGS = $(HPCC_CPPFLAGS)
 # Third-party code: built as it is, its warnings are not ours to fix.
 apps_hpcc_libhpcc_ra_a_CFLAGS = -g -O2 -w
 $(apps_hpcc_libhpcc_ra_a_OBJECTS) $(apps_hpcc_hpcc_gups_OBJECTS): $(HPCC_DIR)/.patched
-$(HPCC_DIR)/RandomAccess/ra_xor_ifunc.c: $(HPCC_DIR)/.patched
+$(HPCC_DIR)/RandomAccess/ra_xor_ifunc.c $(nodist_apps_hpcc_libhpcc_ra_a_SOURCES): $(HPCC_DIR)/.patched
 
 EXTRA_PROGRAMS += apps/hpcc/hpcc_gups
 apps_hpcc_hpcc_gups_SOURCES = apps/hpcc/gups.c apps/hpcc/ra_variant.h

@@ -11,7 +11,12 @@ EXTRA_DIST += fortran/mpix_xrdma.f90 fortran/f08_shim.c fortran/f08_interpose.c 
 dist_man_MANS += fortran/mpix_xrdma_f08.3
 if XRDMA_F08
 lib_LTLIBRARIES += libmpix_xrdma_f08.la
-libmpix_xrdma_f08_la_SOURCES = fortran/mpix_xrdma.f90 fortran/f08_shim.c fortran/f08_interpose.c
+libmpix_xrdma_f08_la_SOURCES = fortran/mpix_xrdma.f90 fortran/f08_shim.c
+# MPICH's Fortran bindings call the C MPI_Win_* functions, which the core
+# interposes; Open MPI's do not (f08_interpose.c).
+if XRDMA_MPI_OPENMPI
+libmpix_xrdma_f08_la_SOURCES += fortran/f08_interpose.c
+endif
 libmpix_xrdma_f08_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c $(MPI_CPPFLAGS)
 libmpix_xrdma_f08_la_FCFLAGS = -J fortran -Wall $(MPI_FCFLAGS)
 libmpix_xrdma_f08_la_LIBADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_FLIBS)

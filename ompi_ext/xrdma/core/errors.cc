@@ -1,4 +1,5 @@
 #include "errors.h"
+#include "mpi_impl.h"
 
 #include "mpix_xrdma.h"
 
@@ -83,10 +84,9 @@ int error_code(int cls, const std::string &message)
     auto it = g_codes.find(key);
     if (it != g_codes.end()) return it->second;
     if (g_codes.size() >= kMaxCodes) return cls;
-    int code;
-    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
     std::string text = message.substr(0, MPI_MAX_ERROR_STRING - 1);
-    MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
+    const int code = mpi_error_code(cls, text);
+    if (code == cls) return cls;
     g_codes.emplace(key, code);
     return code;
 }

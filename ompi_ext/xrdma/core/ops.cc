@@ -5,6 +5,7 @@
 #include "bundle.h"
 #include "datatype.h"
 #include "errors.h"
+#include "mpi_impl.h"
 #include "op_wire.h"
 #include "runtime.h"
 #include "stream.h"
@@ -160,7 +161,7 @@ int greq_query(void *extra, MPI_Status *status)
     status->MPI_SOURCE = r->target;
     status->MPI_TAG = MPI_UNDEFINED;
     status->MPI_ERROR = r->error;
-    return r->error;
+    return mpi_grequest_query_result(r->request, r->error);
 }
 int greq_free(void *extra)
 {

@@ -6,6 +6,7 @@
 #include "xrdma_common/log.h"
 #include "op_wire.h"
 #include "group.h"
+#include "mpi_impl.h"
 #include "window.h"
 #include "xrdma_common/hot.h"
 
@@ -17,10 +18,6 @@
 #include <time.h>
 
 namespace xrdma::mpi {
-
-// progress_hook.cc: Open MPI's progress engine calls try_progress().
-void progress_hook_register();
-void progress_hook_unregister();
 
 namespace {
 
@@ -161,7 +158,7 @@ int Runtime::start()
         return MPI_ERR_OTHER;
     }
     progress_ctx_ = ctx;
-    progress_hook_register();
+    mpi_progress_start();  // (MPI serves X-ops from here on: mpi_impl.h)
     std::string exec = config_get("XRDMA_EXEC");
     if (exec != "auto" && exec != "target")
         XRDMA_WARN("XRDMA_EXEC=%s is neither auto nor target: using auto", exec.c_str());
@@ -188,9 +185,9 @@ void Runtime::stop()
     if (!started_) return;
     bundle_flush_if_any();  // (its window was not freed: it goes like the X-ops sent before it)
     progress_ctx_ = nullptr;
-    progress_hook_unregister();
+    mpi_progress_stop();
     if (config_get_ull("XRDMA_STATS")) print_stats();
-    for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);
+    for (auto &kv : windows) XRDMA_WARN("window %#llx was not freed before MPI_Finalize", mpi_handle(kv.first));
     // (Windows still alive are abandoned: nothing reaches them from here on.)
     ifuncs_release();
     ucx_ifunc_context_destroy(ctx);
@@ -277,7 +274,9 @@ ucp_ep_h Runtime::connect(int world)
 unsigned Runtime::progress(bool waiting)
 {
     if (!one_thread_.load(std::memory_order_relaxed)) app_progress_.fetch_add(1, std::memory_order_relaxed);
-    return progress_locked(waiting);
+    const unsigned n = progress_locked(waiting);
+    if (!n) mpi_progress_idle();
+    return n;
 }
 
 void Runtime::ifuncs_release()

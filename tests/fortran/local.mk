@@ -11,6 +11,7 @@ TESTS += $(FORTRAN_EXAMPLE_TESTS)
 CLEANFILES += $(FORTRAN_EXAMPLE_TESTS)
 endif
 if XRDMA_F08
-TESTS += tests/fortran/test_install.sh
+FORTRAN_INSTALL_TESTS = tests/fortran/test_install.sh
+TESTS += $(FORTRAN_INSTALL_TESTS)
 endif
 EXTRA_DIST += tests/fortran/test_install.sh

@@ -3,7 +3,8 @@
  * (run-mpitest checks the output), and they are freed. argv[1] "limited"
  * runs with XRDMA_MAX_WINDOWS=8 (run-mpitest sets it): the windows past the
  * limit still succeed as MPI windows, and only an X-op on one reports why.
- * argv[last]: mpi_ops.xfn (accumulate). */
+ * An X-op on a window created past XRDMA (PMPI_Win_allocate) says that
+ * XRDMA is not interposed on it. argv[last]: mpi_ops.xfn (accumulate). */
 #include <mpix_xrdma.h>
 #include <stdint.h>
 
@@ -96,6 +97,21 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(mem[0][3] == 9, "xput reached the new window: %lld", (long long)mem[0][3]);
     acc = max;
+
+    mt_section("a window XRDMA did not set up");
+    /* Created past XRDMA's MPI_Win_allocate, as when libmpi comes before the
+     * core in a program's search order: an X-op on it says what is wrong. */
+    MPI_Win raw;
+    int64_t *raw_mem;
+    CHECK(PMPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &raw_mem, &raw) == MPI_SUCCESS,
+          "PMPI_Win_allocate");
+    MPI_Win_set_errhandler(raw, MPI_ERRORS_RETURN);
+    rc = MPIX_Xput(one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, acc, NULL, 0, raw);
+    CHECK(mt_error_is(rc, MPI_ERR_WIN,
+                      "MPIX_Xput: XRDMA is not interposed on this window: libmpix_xrdma_core must come before "
+                      "libmpi (see xrdma(7))"),
+          "xput on a window XRDMA did not set up");
+    CHECK(PMPI_Win_free(&raw) == MPI_SUCCESS, "PMPI_Win_free");
 
     mt_section("free them");
     failed = 0;

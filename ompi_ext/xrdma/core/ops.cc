@@ -393,6 +393,12 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     };
     if (!w) {
         std::string why = window_unavailable(win);
+        // A window XRDMA never saw created: its MPI_Win_* were not the ones
+        // called (libmpi ahead of the core in the program's search order).
+        if (why.empty() && win != MPI_WIN_NULL)
+            return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) +
+                                                   ": XRDMA is not interposed on this window: libmpix_xrdma_core "
+                                                   "must come before libmpi (see xrdma(7))"));
         if (why.empty()) return bad(MPI_ERR_WIN);
         return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " + why));
     }

@@ -13,4 +13,4 @@ endif
 if XRDMA_F08
 TESTS += tests/fortran/test_install.sh
 endif
-EXTRA_DIST += tests/fortran/test_install.sh
+EXTRA_DIST += tests/fortran/test_install.sh tests/fortran/own_mpi_calls.f90 tests/fortran/cmake/CMakeLists.txt

@@ -5,7 +5,7 @@
 # the package finds them through XRDMA_LIBDIR (tests/python/run-pytest).
 XRDMA_PY_SOURCES = python/xrdma/__init__.py python/xrdma/_lib.py python/xrdma/errors.py \
 	python/xrdma/ifunc.py python/xrdma/ops.py python/xrdma/image.py python/xrdma/rt.py \
-	python/xrdma/compiler.py
+	python/xrdma/compiler.py python/xrdma/_uncaught.py
 EXTRA_DIST += $(XRDMA_PY_SOURCES) examples/py_pointer_chase.py
 if XRDMA_PYTHON
 xrdmapydir = $(pythondir)/xrdma

@@ -10,6 +10,7 @@ xrdma-cc (load, load_mem) or write the function in Python with
 without Python). Errors are mpi4py.MPI.Exception subclasses (errors.py).
 See the README's Python section and xrdma(7)."""
 from . import _lib  # noqa: F401  (must load before mpi4py.MPI)
+from . import _uncaught  # noqa: F401  (an uncaught exception aborts the job: no hang in MPI_Finalize)
 from .errors import (CLASSES, IfuncDeniedError, IfuncFaultError, IfuncImageError, IfuncLinkError,  # noqa: F401
                      IfuncReturnError, IfuncTimeoutError, PeerError, XrdmaError, translate)
 from .ifunc import Ifunc, load, load_mem  # noqa: F401

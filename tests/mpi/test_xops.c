@@ -452,6 +452,31 @@ static void test_errors(void)
     char junk[100] = "not an image";
     CHECK(mt_error_is(MPIX_Ifunc_load_mem(junk, sizeof(junk), "x", &bad), MPIX_ERR_IFUNC_IMAGE, "magic"), "junk image");
     CHECK(mt_error_is(MPIX_Ifunc_load("/nonexistent/f.xfn", NULL, &bad), MPI_ERR_FILE, "/nonexistent/f.xfn"), "missing file");
+    /* An empty file (a failed build): the image class, and the message is
+     * text that ends where it should. */
+    char empty[] = "/tmp/xrdma-empty-XXXXXX";
+    int fd = mkstemp(empty);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd >= 0) {
+        close(fd);
+        char want[sizeof(empty) + 64];
+        snprintf(want, sizeof(want), "MPIX_Ifunc_load: %s: empty file", empty);
+        bad = (MPIX_Ifunc)&bad;
+        CHECK(mt_error_string_is(MPIX_Ifunc_load(empty, NULL, &bad), MPIX_ERR_IFUNC_IMAGE, want) &&
+                  bad == MPIX_IFUNC_NULL,
+              "empty image file");
+        unlink(empty);
+    }
+    CHECK(mt_error_string_is(MPIX_Ifunc_load_mem(junk, 0, NULL, &bad), MPIX_ERR_IFUNC_IMAGE,
+                             "MPIX_Ifunc_load: image in memory: the image is empty (0 bytes)"),
+          "empty image in memory");
+    CHECK(mt_error_string_is(MPIX_Ifunc_load_mem(NULL, 0, NULL, &bad), MPI_ERR_ARG, "MPIX_Ifunc_load_mem: image is NULL"),
+          "NULL image");
+    /* A name that is not text (a control character, a byte that is no
+     * UTF-8) is quoted as text; UTF-8 stays. */
+    CHECK(mt_error_string_is(MPIX_Ifunc_load("/nonexistent/\x01\xff\xc3\xa9.xfn", NULL, &bad), MPI_ERR_FILE,
+                             "MPIX_Ifunc_load: cannot read /nonexistent/??\xc3\xa9.xfn: No such file or directory"),
+          "a file name that is not text");
     /* A file larger than the limit every target applies is refused at load. */
     setenv("XRDMA_MAX_IMAGE_SIZE", "64", 1);
     CHECK(mt_error_is(MPIX_Ifunc_load(ops_image_path, "sum", &bad), MPIX_ERR_IFUNC_DENIED, "XRDMA_MAX_IMAGE_SIZE=64"),

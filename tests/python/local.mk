@@ -2,10 +2,11 @@
 # UCX shared memory and TCP (tests/python/run-pytest; one .pytest name per
 # configuration). ctarget: rank 0 in Python ships a function written in
 # Python to ranks that are a plain C program (tests/python/c_target.c).
+# test_empty_image.sh: an uncaught load error ends the job cleanly.
 # Only when configure found Python with mpi4py, numpy, Numba and pytest.
 EXTRA_DIST += tests/python/run-pytest tests/python/conftest.py tests/python/test_xops.py \
 	tests/python/test_functions.py tests/python/test_chase.py tests/python/test_c_target.py \
-	tests/python/c_target.c tests/python/test_install.sh
+	tests/python/c_target.c tests/python/test_install.sh tests/python/test_empty_image.sh
 TEST_EXTENSIONS += .pytest
 PYTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/python/run-pytest
 AM_TESTS_ENVIRONMENT += XRDMA_TEST_PYTHON='$(PYTHON)'; export XRDMA_TEST_PYTHON;
@@ -22,6 +23,6 @@ PYTHON_TESTS = \
 	tests/python/functions-np2-shm.pytest tests/python/functions-np3-tcp.pytest \
 	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
 	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest
-TESTS += $(PYTHON_TESTS) tests/python/test_install.sh
+TESTS += $(PYTHON_TESTS) tests/python/test_install.sh tests/python/test_empty_image.sh
 CLEANFILES += $(PYTHON_TESTS)
 endif

@@ -406,12 +406,32 @@ static void test_errors(void)
     err = MPI_Win_flush(t, win);
     CHECK(mt_error_is(err, MPI_ERR_TRUNCATE, NULL), "reply too large");
 
-    /* Argument errors, reported at once through the window's handler. */
-    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, NULL), "bad rank");
-    CHECK(mt_error_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT, NULL), "bad count");
+    /* Argument errors, reported at once through the window's handler, each
+     * saying what is wrong (and, for args_size, the limit). */
+    char want[160];
+    snprintf(want, sizeof(want), "MPIX_Xinvoke: target_rank %d is not a rank of the window's group (0 to %d) nor MPI_PROC_NULL",
+             size + 3, size - 1);
+    CHECK(mt_error_string_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, want), "bad rank");
+    CHECK(mt_error_string_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT,
+                             "MPIX_Xget: origin_count is -1"),
+          "bad count");
     CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, "MPIX_Xget: origin datatype: MPI_DATATYPE_NULL"), "null type");
-    CHECK(mt_error_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG, NULL), "invoke without code");
-    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
+    CHECK(mt_error_string_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG,
+                             "MPIX_Xinvoke: ifunc is MPIX_IFUNC_NULL: an Xinvoke has no data, it needs a function"),
+          "invoke without code");
+    CHECK(mt_error_string_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG,
+                             "MPIX_Xinvoke: args_size is -2: args are 0 to 2147483647 bytes (INT_MAX, the limit of the "
+                             "int args_size)"),
+          "negative args size");
+    CHECK(mt_error_string_is(MPIX_Xput(&out, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 8, win), MPI_ERR_ARG,
+                             "MPIX_Xput: args is NULL but args_size is 8"),
+          "NULL args");
+    CHECK(mt_error_string_is(MPIX_Xput(NULL, 2, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_BUFFER,
+                             "MPIX_Xput: origin_addr is NULL but the origin data is 16 bytes"),
+          "NULL origin");
+    CHECK(mt_error_string_is(MPIX_Rxinvoke(f_bump, NULL, 0, t, win, NULL), MPI_ERR_REQUEST,
+                             "MPIX_Rxinvoke: request is NULL"),
+          "NULL request");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
     int64_t out2[2];
     /* Every target datatype MPI_Get takes: a struct with a hole, its

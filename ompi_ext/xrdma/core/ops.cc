@@ -16,6 +16,7 @@
 #include "xrdma_common/free_list.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -412,11 +413,25 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         return op == XRDMA_OP_PUT ? MPI_Put(origin, ocount, otype, trank, tdisp, tcount, ttype, win)
                                   : MPI_Get(origin, ocount, otype, trank, tdisp, tcount, ttype, win);
     }
-    if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0)) return bad(MPI_ERR_COUNT);
-    if (args_size < 0 || (args_size > 0 && !args)) return bad(MPI_ERR_ARG);
+    if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0))
+        return bad(error_code(MPI_ERR_COUNT, std::string(op_name(op)) +
+                                                 (ocount < 0 ? ": origin_count is " + std::to_string(ocount)
+                                                             : ": target_count is " + std::to_string(tcount))));
+    if (args_size < 0)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args_size is " + std::to_string(args_size) +
+                                               ": args are 0 to " + std::to_string(INT_MAX) +
+                                               " bytes (INT_MAX, the limit of the int args_size)"));
+    if (args_size > 0 && !args)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args is NULL but args_size is " +
+                                               std::to_string(args_size)));
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (trank < 0 || trank >= w->size) return bad(MPI_ERR_RANK);
-    if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL) return bad(MPI_ERR_ARG);
+    if (trank < 0 || trank >= w->size)
+        return bad(error_code(MPI_ERR_RANK, std::string(op_name(op)) + ": target_rank " + std::to_string(trank) +
+                                                " is not a rank of the window's group (0 to " +
+                                                std::to_string(w->size - 1) + ") nor MPI_PROC_NULL"));
+    if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": ifunc is MPIX_IFUNC_NULL: an Xinvoke has "
+                                                                       "no data, it needs a function"));
     std::vector<Block> &blocks = blocks_scratch;
     blocks.clear();
     if (op != XRDMA_OP_INVOKE) {
@@ -432,7 +447,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         // Xget may reply 8 bytes about a whole region).
         int osize;
         MPI_Type_size(otype, &osize);
-        if (ocount && !origin && osize) return bad(MPI_ERR_BUFFER);
+        if (ocount && !origin && osize)
+            return bad(error_code(MPI_ERR_BUFFER, std::string(op_name(op)) + ": origin_addr is NULL but the origin " +
+                                                      "data is " + std::to_string(int64_t(ocount) * osize) + " bytes"));
     }
     int err = MPI_SUCCESS;
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);

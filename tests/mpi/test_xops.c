@@ -650,6 +650,24 @@ int main(int argc, char **argv)
         CHECK(keep[9] == init_value(rank, 9) + STREAM, "after free: %ld", (long)keep[9]);
         free(keep);
     }
+    /* Past the 4096 distinct messages XRDMA keeps a code for, an error keeps
+     * its class, and the class's string. (Last: it fills that table.) */
+    mt_section("past 4096 distinct error messages");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int wrong = -1, last = MPI_SUCCESS;
+    for (int i = 0; i < 4200 && wrong < 0; ++i) {
+        char name[32];
+        snprintf(name, sizeof(name), "no_such_%d", i);
+        MPIX_Ifunc none;
+        int cls = -1;
+        last = MPIX_Ifunc_load(ops_image_path, name, &none);
+        MPI_Error_class(last, &cls);
+        if (cls != MPIX_ERR_IFUNC_IMAGE) wrong = i;
+    }
+    CHECK(wrong < 0, "error %d of a load: not of class MPIX_ERR_IFUNC_IMAGE", wrong);
+    CHECK(mt_error_string_is(last, MPIX_ERR_IFUNC_IMAGE, "MPIX_ERR_IFUNC_IMAGE: invalid ifunc image"),
+          "the class's string past the table");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPIX_Ifunc *all[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop,
                          &f_unresolved, &f_segv, &f_spin, &f_forbidden};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);

@@ -22,6 +22,7 @@ std::mutex g_lock;
 bool g_ready = false;
 std::map<std::pair<int, std::string>, int> g_codes;
 constexpr size_t kMaxCodes = 4096;  // distinct messages; then one code per class
+std::map<int, int> g_class_codes;  // those codes, by class
 
 // @p s as text that fits @p max bytes: UTF-8 without control characters.
 // A message may quote a file name or bytes of an image, which need be
@@ -57,6 +58,23 @@ std::string as_text(const std::string &s, size_t max)
         i += take;
     }
     return out;
+}
+
+// The code of @p cls past kMaxCodes, whose string is the class's. For an
+// added class it is not the class's own number: Open MPI 4.1 answers
+// MPI_Error_class(MPIX_ERR_PEER) with MPI_ERR_UNKNOWN.
+int class_code(int cls)
+{
+    if (cls <= MPI_ERR_LASTCODE) return cls;
+    auto it = g_class_codes.find(cls);
+    if (it != g_class_codes.end()) return it->second;
+    int code, len = 0;
+    char text[MPI_MAX_ERROR_STRING];
+    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+    MPI_Error_string(cls, text, &len);
+    MPI_Add_error_string(code, text);
+    g_class_codes.emplace(cls, code);
+    return code;
 }
 
 void add_class(int *cls, const char *what)
@@ -120,9 +138,9 @@ int error_code(int cls, const std::string &message)
     auto key = std::make_pair(cls, message);
     auto it = g_codes.find(key);
     if (it != g_codes.end()) return it->second;
-    if (g_codes.size() >= kMaxCodes) return cls;
+    if (g_codes.size() >= kMaxCodes) return class_code(cls);
     int code;
-    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return class_code(cls);
     std::string text = as_text(message, MPI_MAX_ERROR_STRING - 1);
     MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
     g_codes.emplace(key, code);

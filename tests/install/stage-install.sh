@@ -9,7 +9,11 @@ trap 'rm -rf "$stage"' EXIT
 fail=0
 check() { if eval "$1"; then echo "ok - $2"; else echo "FAIL - $2"; fail=1; fi; }
 
-make -C "$build" install DESTDIR="$stage" >"$stage/install.log" 2>&1 || { tail -20 "$stage/install.log"; exit 1; }
+# One install at a time: libtool relinks the libraries inside the build
+# tree's .libs (moving each aside, then back), and two at once (the install
+# tests of C, Fortran and Python under make -j) leave it without them.
+flock "$build/.stage-install.lock" make -C "$build" install DESTDIR="$stage" >"$stage/install.log" 2>&1 ||
+    { tail -20 "$stage/install.log"; exit 1; }
 prefix=$(sed -n 's/^prefix = //p' "$build/Makefile")
 root=$stage$prefix
 # core_before_libmpi EXE: EXE's needed list names libmpix_xrdma_core.so.0,

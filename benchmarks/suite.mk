@@ -214,6 +214,8 @@ bench-scale: benchmarks/scale$(EXEEXT) benchmarks/osu_ifuncs.xfn
 	exit $$rc
 .PHONY: bench-scale
 EXTRA_DIST += benchmarks/drivers/run-scale
+# The committed run: its CSV files, charts and REPORT.md (README.md links them).
+EXTRA_DIST += benchmarks/results
 
 # What a window costs to make and free, plain and with XRDMA linked
 # (benchmarks/drivers/linked-ratio runs the two in turn): XRDMA's set-up waits for a

@@ -1,6 +1,6 @@
-# Fuzzing what other processes send (issue 6, "Bad input"): libFuzzer
+# Fuzzing what other processes send (bad input must be refused): libFuzzer
 # targets for the image parser, the ELF reader and the wire decoders; and
-# (issue 15) the bitcode path through the compile helper, as a target runs it.
+# the bitcode path through the compile helper, as a target runs it.
 #
 #   make fuzz                      build the targets with clang, run each
 #   make fuzz FUZZ_SECONDS=600     ... for 10 minutes each (default 60)

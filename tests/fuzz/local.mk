@@ -1,6 +1,6 @@
-# Fuzzing what other processes send (issue 6, "Bad input"): libFuzzer
+# Fuzzing what other processes send (bad input must be refused): libFuzzer
 # targets for the image parser, the ELF reader and the wire decoders; and
-# (issue 15) the bitcode path through the compile helper, as a target runs it.
+# the bitcode path through the compile helper, as a target runs it.
 # And what an application passes to the public MPI API: api_load
 # (MPIX_Ifunc_load_mem of arbitrary bytes) and api_xop (X-operations with
 # arbitrary argument values), in a one-process MPI job (mpirun -n 1), with

@@ -79,7 +79,8 @@ void mpi_window_memory_release(void *attached);
 // Errors. A code of class @p cls whose MPI_Error_string is @p text
 // (MPI_Add_error_code, MPI_Add_error_string), or @p cls when MPI makes
 // none. MPICH 4.0 keeps no string for a code added to a predefined class:
-// there its own error stack carries the text, for its last 128 errors.
+// there MPICH's own error stack carries the text (MPI_Error_string, which
+// XRDMA interposes, gives the text alone, as under Open MPI).
 int mpi_error_code(int cls, const std::string &text);
 // What the query function of generalized request @p request returns when
 // its X-op failed with @p err (the status carries @p err either way): Open

@@ -19,7 +19,9 @@
 //
 // Errors: a code MPI_Add_error_code adds to a predefined class keeps no
 // string in MPICH 4.0 (MPI_Error_string gives an unrelated message of its
-// own table): such a code is made the way MPICH makes its own.
+// own table): such a code is made the way MPICH makes its own, whose string
+// is MPICH's error stack ("Invalid rank, error stack:\nXRDMA(0): text");
+// XRDMA's MPI_Error_string gives its text alone, as under Open MPI.
 //
 // XRDMA_FLUSH_SKIP: Open MPI's one-sided component table has no MPICH
 // counterpart; every MPI_Win_flush goes to MPICH (osc_flush_wrap() wraps
@@ -31,10 +33,13 @@
 
 #include "xrdma_common/log.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <mutex>
 #include <unordered_map>
 
 // MPICH's own constructor of error codes (exported by libmpich; its
@@ -63,8 +68,27 @@ int poke_free(void *) { return MPI_SUCCESS; }
 int poke_cancel(void *, int) { return MPI_SUCCESS; }
 
 // Each window's processes, for the meetings of MPI_Win_fence and
-// MPI_Win_free (a duplicate of the communicator it was created over).
-std::unordered_map<MPI_Win, MPI_Comm> g_comms;
+// MPI_Win_free: a duplicate of the communicator it was created over, one per
+// communicator (cached on it), shared by its windows. MPICH has 2048
+// communicators a process, and each window holds one of MPICH's own already.
+struct Meet {
+    MPI_Comm dup;
+    int refs;  // its windows, and 1 while the communicator is alive
+};
+int g_meet_key = MPI_KEYVAL_INVALID;
+std::unordered_map<MPI_Win, Meet *> g_meets;
+
+void meet_unref(Meet *m)
+{
+    if (--m->refs > 0) return;
+    PMPI_Comm_free(&m->dup);
+    delete m;
+}
+int meet_delete(MPI_Comm, int, void *value, void *)
+{
+    meet_unref(static_cast<Meet *>(value));
+    return MPI_SUCCESS;
+}
 
 // One line of /proc/self/maps.
 struct Mapping {
@@ -135,28 +159,39 @@ int mpi_meet(MPI_Comm comm)
 
 int mpi_window_meet(MPI_Win win)
 {
-    auto it = g_comms.find(win);
-    return it == g_comms.end() ? MPI_SUCCESS : mpi_meet(it->second);
+    auto it = g_meets.find(win);
+    return it == g_meets.end() ? MPI_SUCCESS : mpi_meet(it->second->dup);
 }
 
 void mpi_window_created(MPI_Win win, MPI_Comm comm)
 {
-    // (Every process of @p comm is in the creation call: mpi_meet() before it.)
-    MPI_Comm dup;
-    if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
-        XRDMA_WARN("no duplicate of the communicator of window %#llx: its fence and free do not serve X-ops",
-                   mpi_handle(win));
-        return;
+    // (Every process of @p comm is in the creation call, mpi_meet() before
+    // it, and has the same windows over @p comm: the same duplicate or none.)
+    Meet *m = nullptr;
+    int found = 0;
+    if (g_meet_key == MPI_KEYVAL_INVALID)
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, meet_delete, &g_meet_key, nullptr);
+    if (g_meet_key != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, g_meet_key, &m, &found);
+    if (!found) {
+        MPI_Comm dup;
+        if (g_meet_key == MPI_KEYVAL_INVALID || PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+            XRDMA_WARN("no duplicate of the communicator of window %#llx: its fence and free do not serve X-ops",
+                       mpi_handle(win));
+            return;
+        }
+        m = new Meet{dup, 1};
+        PMPI_Comm_set_attr(comm, g_meet_key, m);
     }
-    g_comms[win] = dup;
+    ++m->refs;
+    g_meets[win] = m;
 }
 
 void mpi_window_freed(MPI_Win win)
 {
-    auto it = g_comms.find(win);
-    if (it == g_comms.end()) return;
-    PMPI_Comm_free(&it->second);
-    g_comms.erase(it);
+    auto it = g_meets.find(win);
+    if (it == g_meets.end()) return;
+    meet_unref(it->second);
+    g_meets.erase(it);
 }
 
 bool mpi_window_memory_offer(MPI_Win, const void *base, uint64_t bytes, int *segment, uint64_t *offset,
@@ -198,6 +233,14 @@ char *mpi_window_memory_map(int segment, uint64_t offset, uint64_t bytes, void *
 
 void mpi_window_memory_release(void *) {}
 
+namespace {
+// The texts of the codes made with MPIR_Err_create_code, for MPI_Error_string
+// (errors.cc calls mpi_error_code() under its lock; MPI_Error_string may run
+// on any thread).
+std::mutex g_texts_lock;
+std::unordered_map<int, std::string> g_texts;
+}  // namespace
+
 int mpi_error_code(int cls, const std::string &text)
 {
     int code;
@@ -206,8 +249,12 @@ int mpi_error_code(int cls, const std::string &text)
         MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
         return code;
     }
-    // (MPICH's own way: MPI_Error_string gives the class's message, then "XRDMA: text".)
-    return MPIR_Err_create_code(MPI_SUCCESS, 0, "XRDMA", 0, cls, "**fail", "%s", text.c_str());
+    code = MPIR_Err_create_code(MPI_SUCCESS, 0, "XRDMA", 0, cls, "**fail", "%s", text.c_str());
+    std::lock_guard<std::mutex> guard(g_texts_lock);
+    // MPICH's codes of one class repeat after some thousands: a repeated
+    // one keeps its first text, and this one gets the class's code.
+    if (code == cls || !g_texts.emplace(code, text).second) return cls;
+    return code;
 }
 
 thread_local std::unordered_map<MPI_Request, int> t_request_errors;
@@ -225,6 +272,24 @@ OscFlushPtr osc_flush_wrap(MPI_Win, int) { return nullptr; }
 void OscFlushRelease::operator()(OscFlush *) const {}
 
 }  // namespace xrdma::mpi
+
+// The text XRDMA gave a code it made, alone: MPICH's own string of it is an
+// error stack (above).
+extern "C" int MPI_Error_string(int code, char *string, int *len)
+{
+    {
+        std::lock_guard<std::mutex> guard(xrdma::mpi::g_texts_lock);
+        auto it = xrdma::mpi::g_texts.find(code);
+        if (it != xrdma::mpi::g_texts.end()) {
+            const size_t n = std::min(it->second.size(), size_t(MPI_MAX_ERROR_STRING - 1));
+            memcpy(string, it->second.data(), n);
+            string[n] = '\0';
+            *len = static_cast<int>(n);
+            return MPI_SUCCESS;
+        }
+    }
+    return PMPI_Error_string(code, string, len);
+}
 
 // (What tests read of the flush skip: never wrapped here.)
 extern "C" int xrdma_mpi_osc_flush_counts(MPI_Win, unsigned long long out[2])

@@ -239,13 +239,25 @@ namespace {
 // on any thread).
 std::mutex g_texts_lock;
 std::unordered_map<int, std::string> g_texts;
+
+// MPICH 4.0 numbers the codes MPI_Add_error_code adds, all classes together,
+// in 11 bits of the code: past 2047 of them it gives a code that
+// MPI_Add_error_string refuses and MPI_Error_string crashes on. XRDMA's
+// messages stop short of that, leaving codes for the one per class that
+// errors.cc adds past its table, and for the program's own.
+constexpr int kMpichCodeIndexes = 2047, kCodesLeft = 64;
+bool g_codes_full = false;
 }  // namespace
 
 int mpi_error_code(int cls, const std::string &text)
 {
     int code;
     if (cls > MPI_ERR_LASTCODE) {  // a class XRDMA added: its codes keep their strings
-        if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+        if (g_codes_full || MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+        if (((code >> 8) & 0x7ff) == 0 || ((code >> 8) & 0x7ff) > kMpichCodeIndexes - kCodesLeft) {
+            g_codes_full = true;  // (that code unused)
+            return cls;
+        }
         MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
         return code;
     }

@@ -136,6 +136,10 @@ ROUTE(MPI_Testany, (int count, MPI_Request requests[], int *index, int *flag, MP
 ROUTE(MPI_Testsome, (int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]),
       (incount, requests, outcount, indices, statuses))
 ROUTE(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status), (source, tag, comm, status))
+ROUTE(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status),
+      (source, tag, comm, flag, status))
+ROUTE(MPI_Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status),
+      (source, tag, comm, flag, message, status))
 ROUTE(MPI_Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status),
       (source, tag, comm, message, status))
 ROUTE(MPI_Barrier, (MPI_Comm comm), (comm))

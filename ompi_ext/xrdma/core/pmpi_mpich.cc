@@ -3,7 +3,8 @@
 // (mpi_impl.h): MPICH runs nothing of XRDMA's in its own waits.
 //
 // - Waits (MPI_Wait*) test until done, with a pass of XRDMA's progress
-//   between two tests; tests (MPI_Test*) make one pass first.
+//   between two tests; tests (MPI_Test*, MPI_Iprobe, MPI_Improbe) make one
+//   pass first.
 // - Point-to-point calls that block (MPI_Recv, MPI_Send, MPI_Ssend,
 //   MPI_Sendrecv, MPI_Probe, MPI_Mprobe) start their nonblocking form and
 //   wait for it so.
@@ -226,6 +227,20 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 {
     if (!serving()) return PMPI_Mprobe(source, tag, comm, message, status);
     return serve_until([&](int *done) { return PMPI_Improbe(source, tag, comm, done, message, status); });
+}
+
+// Probes that test: a pass first, as the tests above (a program that polls
+// with MPI_Iprobe alone serves X-ops meanwhile, as under Open MPI).
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    serve_once();
+    return PMPI_Improbe(source, tag, comm, flag, message, status);
 }
 
 // ---- collectives: always in their nonblocking form

@@ -15,9 +15,9 @@ EXTRA_DIST += benchmarks/echo_ifunc.c
 CLEANFILES += $(BENCH_IFUNC_IMAGES)
 
 
-# The published ifunc API's throughput loop against plain frames of the
-# same size (compat_msg_rate.c), with an ifunc library built as that API's
-# users build theirs.
+# The published ifunc API's throughput and ping-pong loops against plain
+# frames of the same size (compat_msg_rate.c; also in `make bench`), with an
+# ifunc library built as that API's users build theirs.
 noinst_PROGRAMS += benchmarks/compat_msg_rate
 benchmarks_compat_msg_rate_SOURCES = benchmarks/compat_msg_rate.c benchmarks/bench_common.h
 benchmarks_compat_msg_rate_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)

@@ -12,6 +12,7 @@ include tests/hetero/local.mk
 include tests/mpi/local.mk
 include tests/multihost/local.mk
 include tests/examples/local.mk
+include tests/apps/local.mk
 include tests/fortran/local.mk
 include tests/python/local.mk
 include tests/install/local.mk
@@ -22,3 +23,4 @@ include tests/ompi_ext/local.mk
 include tests/docs/local.mk
 include tests/scale/local.mk
 include tests/benchmarks/local.mk
+include tests/apps-hpcc/local.mk

@@ -4,8 +4,10 @@
 // list <name>.deps), which each target compiles for itself.
 #include "ucx_ifunc/ucp_compat.h"
 
+#include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
 #include "context.h"
+#include "frame_watch.h"
 #include "loader_jit.h"
 #include "xrdma_common/log.h"
 #include "put_poll.h"
@@ -21,6 +23,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <mutex>
@@ -29,6 +32,7 @@
 using namespace xrdma;
 
 struct ucp_ifunc {
+    ucp_context_h context = nullptr;  // registered with
     std::string name;
     void *dl;  // the library, loaded at the origin for its payload functions
     std::unique_ptr<LoadedCode> jit;  // or, without <name>.so, its bitcode compiled here
@@ -42,12 +46,19 @@ struct ucp_ifunc {
     // Per message (by its frame): the same frame without code, sent to
     // endpoints in eps_with_code. The payload the caller edits is the one in
     // msg.frame; it is copied here only when it differs.
-    std::unordered_map<const void *, ucx_ifunc_frame_t> bare;
+    struct Bare {
+        ucx_ifunc_frame_t frame;
+        uint32_t msg_args_off;  // the payload in msg.frame
+        uint32_t args_off;      // ... and in frame
+        uint32_t args_len;
+        FrameWatch watch;       // the message's last send, for a refusal
+    };
+    std::unordered_map<const void *, Bare> bare;
     // The last endpoint known to have the code, and the last message sent
     // without it (a send loop looks nothing up).
     ucp_ep_h last_ep = nullptr;
     const void *last_frame = nullptr;
-    ucx_ifunc_frame_t *last_bare = nullptr;
+    Bare *last_bare = nullptr;
 };
 
 namespace {
@@ -75,6 +86,40 @@ ucs_config_field_t g_lib_dir_table[] = {
 // Target-side state (code cache) per worker, created on first poll.
 std::mutex g_lock;
 std::map<ucp_worker_h, ucx_ifunc_context *> g_targets;
+// The registered ifuncs per context (under g_lock): whose messages a poll
+// with nothing to do watches for refusals.
+std::map<ucp_context_h, std::set<ucp_ifunc *>> g_registered;
+
+// ucp_poll_ifunc() with nothing to run looks for refusals of the program's
+// messages after kWatchEvery such calls in a row on this thread, and again
+// after each kWatchEvery more: a program waiting for an answer that will not
+// come hears within some milliseconds (shared memory) to a tenth of a second
+// (TCP); one waiting for the answers that come (a ping-pong waits some
+// hundred calls) never looks, and puts no get on the wire.
+constexpr uint64_t kWatchEvery = 65536;
+thread_local uint64_t t_idle_polls = 0;
+
+// The refusal (frame_watch.h) of a message registered under @p context that
+// its target refused, logged with the target's reason: UCS_ERR_REJECTED,
+// one refused message a call; else UCS_ERR_NO_MESSAGE.
+__attribute__((noinline, cold)) ucs_status_t watch_refusals(ucp_context_h context)
+{
+    std::lock_guard<std::mutex> guard(g_lock);
+    auto it = g_registered.find(context);
+    if (it == g_registered.end()) return UCS_ERR_NO_MESSAGE;
+    for (ucp_ifunc *f : it->second) {
+        for (auto &m : f->bare) {
+            const uint64_t addr = m.second.watch.remote_addr;
+            ucx_ifunc_status_t st;
+            std::string why;
+            if (!frame_watch_refused(&m.second.watch, &st, &why)) continue;
+            XRDMA_WARN("ifunc %s: the target refused the message put to %#llx (%s): %s", f->name.c_str(),
+                       static_cast<unsigned long long>(addr), ucx_ifunc_status_string(st), why.c_str());
+            return UCS_ERR_REJECTED;
+        }
+    }
+    return UCS_ERR_NO_MESSAGE;
+}
 
 ucx_ifunc_context *target_ctx(ucp_worker_h worker)
 {
@@ -102,18 +147,16 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
     return ctx;
 }
 
+// What building and sending a message return (ucp_poll_ifunc() says
+// UCS_ERR_CANCELED for every message it discards).
 ucs_status_t to_ucs(ucx_ifunc_status_t st)
 {
     switch (st) {
     case UCX_IFUNC_OK: return UCS_OK;
     case UCX_IFUNC_INPROGRESS: return UCS_INPROGRESS;
     case UCX_IFUNC_ERR_NO_MEMORY: return UCS_ERR_NO_MEMORY;
-    case UCX_IFUNC_ERR_IO: return UCS_ERR_IO_ERROR;
-    case UCX_IFUNC_ERR_NO_PART:
-    case UCX_IFUNC_ERR_LINK:
-    case UCX_IFUNC_ERR_DENIED: return UCS_ERR_UNSUPPORTED;
     case UCX_IFUNC_ERR_PEER: return UCS_ERR_UNREACHABLE;
-    case UCX_IFUNC_ERR_TRUNCATED: return UCS_ERR_MESSAGE_TRUNCATED;
+    case UCX_IFUNC_ERR_TRANSPORT: return UCS_ERR_IO_ERROR;
     default: return UCS_ERR_INVALID_PARAM;
     }
 }
@@ -215,28 +258,20 @@ ucs_status_t register_bitcode(const std::string &dir, const std::string &n, cons
     return UCS_OK;
 }
 
-}  // namespace
-
-extern "C" {
-
-ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param_t param,
-                                ucp_ifunc_h *ifunc_p)
+// ucp_register_ifunc() of <name>.so.
+ucs_status_t register_library(const char *name, const std::string &path, ucp_ifunc_h *ifunc_p)
 {
-    if (!context || !param.name || !*param.name || !ifunc_p) return UCS_ERR_INVALID_PARAM;
-    const char *dir = getenv("UCX_IFUNC_LIB_DIR");
-    std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
-    if (param.llvm_bc) return register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p);
     std::vector<uint8_t> so;
     if (read_file(path, &so) != UCX_IFUNC_OK) {
-        XRDMA_ERROR("ifunc %s: cannot read %s: %s", param.name, path.c_str(), strerror(errno));
+        XRDMA_ERROR("ifunc %s: cannot read %s: %s", name, path.c_str(), strerror(errno));
         return UCS_ERR_NO_ELEM;
     }
     void *dl = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
-        XRDMA_ERROR("ifunc %s: %s", param.name, dlerror());
+        XRDMA_ERROR("ifunc %s: %s", name, dlerror());
         return UCS_ERR_INVALID_PARAM;
     }
-    std::string n = param.name;
+    std::string n = name;
     auto *f = new ucp_ifunc;
     f->name = n;
     f->dl = dl;
@@ -256,9 +291,35 @@ ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param
     return UCS_OK;
 }
 
+}  // namespace
+
+extern "C" {
+
+ucs_status_t ucp_register_ifunc(ucp_context_h context, const ucp_ifunc_reg_param_t param,
+                                ucp_ifunc_h *ifunc_p)
+{
+    if (!context || !param.name || !*param.name || !ifunc_p) return UCS_ERR_INVALID_PARAM;
+    const char *dir = getenv("UCX_IFUNC_LIB_DIR");
+    std::string path = std::string(dir && *dir ? dir : ".") + "/" + param.name + ".so";
+    const ucs_status_t st = param.llvm_bc ? register_bitcode(dir && *dir ? dir : ".", param.name, path, ifunc_p)
+                                          : register_library(param.name, path, ifunc_p);
+    if (st == UCS_OK) {
+        (*ifunc_p)->context = context;
+        std::lock_guard<std::mutex> guard(g_lock);
+        g_registered[context].insert(*ifunc_p);
+    }
+    return st;
+}
+
 ucs_status_t ucp_deregister_ifunc(ucp_context_h, ucp_ifunc_h ifunc_h)
 {
     if (!ifunc_h) return UCS_ERR_INVALID_PARAM;
+    {
+        std::lock_guard<std::mutex> guard(g_lock);
+        auto it = g_registered.find(ifunc_h->context);
+        if (it != g_registered.end() && it->second.erase(ifunc_h) && it->second.empty()) g_registered.erase(it);
+    }
+    for (auto &m : ifunc_h->bare) frame_watch_end(&m.second.watch);
     if (ifunc_h->dl) dlclose(ifunc_h->dl);
     delete ifunc_h;
     return UCS_OK;
@@ -289,7 +350,10 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
         if (used) memcpy(ucx_ifunc_frame_args(fr, nullptr), payload.data(), used);
         frame_seal(fr);  // sealed here; a send writes nothing unless the payload changed
     }
-    f->bare[full.frame] = bare;
+    auto offset = [](ucx_ifunc_frame_t *fr) {
+        return uint32_t(static_cast<uint8_t *>(ucx_ifunc_frame_args(fr, nullptr)) - static_cast<uint8_t *>(fr->frame));
+    };
+    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used), {}};
     *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
@@ -300,7 +364,8 @@ ucs_status_t ucp_ifunc_msg_free(ucp_ifunc_msg_t msg)
         auto it = msg.ifunc_h->bare.find(msg.frame);
         if (it != msg.ifunc_h->bare.end()) {
             if (msg.ifunc_h->last_frame == msg.frame) msg.ifunc_h->last_frame = nullptr;
-            ucx_ifunc_frame_free(&it->second);
+            frame_watch_end(&it->second.watch);
+            ucx_ifunc_frame_free(&it->second.frame);
             msg.ifunc_h->bare.erase(it);
         }
     }
@@ -320,13 +385,16 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
 {
     if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
     ucp_ifunc *f = msg.ifunc_h;
-    ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
     if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
         // First message to this endpoint: with the code, sealed again only
         // if the caller changed the payload.
+        ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
         frame_seal(&fr);
-        ucs_status_t st = to_ucs(frame_put(ep, &fr, remote_addr, rkey));
-        if (!UCS_STATUS_IS_ERR(st)) f->eps_with_code.insert(ep);
+        ucs_status_t st = to_ucs(frame_send(ep, &fr, remote_addr, rkey));
+        if (UCS_STATUS_IS_ERR(st)) return st;
+        f->eps_with_code.insert(ep);
+        auto it = f->bare.find(msg.frame);
+        if (it != f->bare.end()) frame_watch_sent(&it->second.watch, ep, &fr, remote_addr, rkey);
         return st;
     }
     f->last_ep = ep;
@@ -338,33 +406,39 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
         f->last_frame = msg.frame;
         f->last_bare = &it->second;
     }
-    size_t n;
-    const void *src = ucx_ifunc_frame_args(&fr, &n);
-    void *dst = ucx_ifunc_frame_args(f->last_bare, nullptr);
-    if (memcmp(dst, src, n) != 0) {
-        memcpy(dst, src, n);
-        frame_seal(f->last_bare);
+    ucp_ifunc::Bare &b = *f->last_bare;
+    const uint8_t *src = static_cast<const uint8_t *>(msg.frame) + b.msg_args_off;
+    uint8_t *dst = static_cast<uint8_t *>(b.frame.frame) + b.args_off;
+    if (!same_bytes(dst, src, b.args_len)) {
+        memcpy(dst, src, b.args_len);
+        frame_seal(&b.frame);
     }
-    return to_ucs(frame_put(ep, f->last_bare, remote_addr, rkey));
+    const ucs_status_t st = to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
+    if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
+    return st;
 }
 
-ucs_status_t ucp_poll_ifunc(ucp_context_h, void *buffer, size_t buffer_size, void *target_args,
+ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size, void *target_args,
                             ucp_worker_h worker)
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
-    // Nothing there yet (the common case of a polling loop): no more work.
-    if (buffer_size >= 8 && *static_cast<const volatile uint64_t *>(buffer) != kFrameReady) {
-        ucp_worker_progress(worker);
-        return UCS_ERR_NO_MESSAGE;
+    // Nothing there yet (the common case of a polling loop): no more work,
+    // but now and then a look for refusals of this program's own messages.
+    const uint64_t ready = buffer_size >= 8 ? *static_cast<const volatile uint64_t *>(buffer) : kFrameReady;
+    ucx_ifunc_status_t st = UCX_IFUNC_INPROGRESS;
+    if (ready == kFrameReady || ready == kFrameStored) {
+        std::string why;
+        st = frame_poll(target_ctx(worker), buffer, buffer_size, target_args, &why);
     }
-    ucx_ifunc_context *ctx = target_ctx(worker);
-    std::string why;
-    ucx_ifunc_status_t st = frame_poll(ctx, buffer, buffer_size, target_args, &why);
     if (st == UCX_IFUNC_INPROGRESS) {
         ucp_worker_progress(worker);
+        if (__builtin_expect(++t_idle_polls % kWatchEvery == 0, 0)) return watch_refusals(context);
         return UCS_ERR_NO_MESSAGE;
     }
-    return to_ucs(st);
+    t_idle_polls = 0;
+    // A message consumed without running to its end (refused, or its main
+    // faulted): discarded, as the published implementation says it.
+    return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;
 }
 
 }  // extern "C"

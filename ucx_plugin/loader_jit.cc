@@ -36,6 +36,7 @@
 #include "xrdma_common/config.h"
 #include "xrdma_common/file.h"
 #include "jit_helper.h"
+#include "library_path.h"
 #include "xrdma_common/log.h"
 #include "policy.h"
 #include "runtime_api.h"
@@ -95,24 +96,6 @@ std::vector<std::string> listed_libraries(const ImageView &img)
         name_lines(reinterpret_cast<const char *>(p.data), p.size, &out);
     }
     return out;
-}
-
-// A name the dynamic loader would find as a text file in the system's
-// library directories (a linker script such as libc.so: "GROUP ( ... )"),
-// not an ELF object. Read, never loaded.
-bool is_linker_script(const std::string &name)
-{
-    if (name.find('/') != std::string::npos) return false;
-    for (const std::string &dir : {"/lib/" + host_triple(), "/usr/lib/" + host_triple(), std::string("/lib64"),
-                                   std::string("/usr/lib64"), std::string("/lib"), std::string("/usr/lib")}) {
-        FILE *f = fopen((dir + "/" + name).c_str(), "rb");
-        if (!f) continue;
-        char head[4] = {0};
-        const size_t n = fread(head, 1, sizeof(head), f);
-        fclose(f);
-        return !(n == 4 && memcmp(head, "\x7f" "ELF", 4) == 0);
-    }
-    return false;
 }
 
 std::atomic<uint64_t> n_compiles{0}, n_cache_loads{0}, n_shared{0};
@@ -578,16 +561,60 @@ bool object_entries(MemoryBufferRef buf, const ImageView &img, std::vector<std::
 }
 
 // The libraries a library-list part names are loaded before the bitcode is
-// linked: their constructors run, so the policy decides (a linker script
-// loads nothing).
+// linked: their constructors run, so the policy decides on each shared
+// object an entry comes to (library_path.h). What is found nowhere loads
+// nothing: build() warns about it.
 ucx_ifunc_status_t check_libraries(const ImageView &img, std::string *why)
 {
     for (const std::string &lib : listed_libraries(img)) {
-        if (is_linker_script(lib)) continue;
-        ucx_ifunc_status_t st = policy_check_library(lib, why);
-        if (st != UCX_IFUNC_OK) return st;
+        for (const std::string &obj : resolve_library(lib).objects) {
+            ucx_ifunc_status_t st = policy_check_library(obj, why);
+            if (st == UCX_IFUNC_OK) continue;
+            if (obj != lib) *why = "library list entry '" + lib + "': " + *why;
+            return st;
+        }
     }
     return UCX_IFUNC_OK;
+}
+
+// Load the libraries the image lists (the published API's <name>.deps) into
+// the process, where the symbol search finds them: each entry resolved as
+// the link editor resolves it (a linker script such as libc.so or GCC's
+// libgcc_s.so followed to the shared objects it names; library_path.h). A
+// library already loaded is opened again (nothing runs twice), which makes
+// its symbols global if they were not. Like the published API, one that
+// cannot be found or loaded is warned about: the code fails to link only if
+// it needs a symbol of it.
+void load_libraries(const ImageView &img, const std::string &label)
+{
+    for (const std::string &lib : listed_libraries(img)) {
+        const ResolvedLibrary r = resolve_library(lib);
+        for (const std::string &obj : r.objects) {
+            if (dlopen(obj.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+                XRDMA_DEBUG("%s: loaded %s for library list entry '%s'", label.c_str(), obj.c_str(), lib.c_str());
+                continue;
+            }
+            const char *err = dlerror();
+            XRDMA_WARN("%s: library list entry '%s': cannot load %s (%s); going on without it", label.c_str(),
+                       lib.c_str(), obj.c_str(), err ? err : "dlopen failed");
+        }
+        for (const std::string &a : r.archives)
+            XRDMA_DEBUG("%s: library list entry '%s' names the static archive %s: nothing to load", label.c_str(),
+                        lib.c_str(), a.c_str());
+        for (const ResolvedLibrary::Unfound &u : r.unfound) {
+            // What no directory holds, the dynamic loader may still find
+            // (LD_LIBRARY_PATH, its cache), where the policy lets injected
+            // code load new libraries.
+            std::string ignored;
+            if (u.name.find('/') == std::string::npos && policy_check_library(u.name, &ignored) == UCX_IFUNC_OK &&
+                dlopen(u.name.c_str(), RTLD_NOW | RTLD_GLOBAL))
+                continue;
+            dlerror();
+            const std::string what = u.name == lib ? "" : ": " + u.name;
+            XRDMA_WARN("%s: library list entry '%s'%s: %s; going on without it (code that needs a symbol of it "
+                       "fails to link)", label.c_str(), lib.c_str(), what.c_str(), u.why.c_str());
+        }
+    }
 }
 
 // What the policy needs of the bitcode, read here: its imports, from the
@@ -745,24 +772,7 @@ ucx_ifunc_status_t build(Jit &jit, const ImageView &img, const PartView &part, c
     ji->imports = std::move(imports);
     ji->pinned = std::move(pinned);
 
-    // Libraries the image lists (the published API's <name>.deps) go into
-    // the process first, where the symbol search finds them. Like the
-    // published API, a linker script (libc.so) is not an error: it is
-    // warned about and skipped. A library already loaded is opened again
-    // (nothing runs twice), which makes its symbols global if they were not.
-    for (const std::string &lib : listed_libraries(img)) {
-        if (is_linker_script(lib)) {
-            XRDMA_WARN("%s: library list entry '%s' is a linker script, not a library: skipped", label.c_str(),
-                       lib.c_str());
-            continue;
-        }
-        if (!dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-            const char *err = dlerror();
-            *why = "cannot load library '" + lib + "' the image lists: " + (err ? err : "dlopen failed");
-            return UCX_IFUNC_ERR_LINK;
-        }
-        XRDMA_DEBUG("loaded %s for %s", lib.c_str(), label.c_str());
-    }
+    load_libraries(img, label);
 
     // Compile (unless the object came from disk) and link every entry now,
     // so that errors reach the origin as errors of this invocation.

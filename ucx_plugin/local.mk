@@ -11,10 +11,11 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/compile_queue.cc ucx_plugin/compile_queue.h \
 	ucx_plugin/context.cc ucx_plugin/context.h ucx_plugin/pending.h ucx_plugin/send.cc ucx_plugin/receive.cc ucx_plugin/arrive.h ucx_plugin/ring.cc ucx_plugin/ring.h ucx_plugin/dispatch.cc ucx_plugin/code_lookup.cc \
 	ucx_plugin/origin.cc ucx_plugin/target.cc ucx_plugin/binding.cc \
-	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h \
+	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h ucx_plugin/frame_watch.cc ucx_plugin/frame_watch.h \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \
 	ucx_plugin/policy.cc ucx_plugin/policy.h \
+	ucx_plugin/library_path.cc ucx_plugin/library_path.h \
 	ucx_plugin/runtime_api.cc ucx_plugin/runtime_api.h
 libucx_ifunc_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 # The common utilities go into libucx_ifunc (one knob registry per process):

@@ -1,5 +1,6 @@
 #include "wire.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace xrdma {
@@ -207,6 +208,11 @@ ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::stri
 
 ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t buffer_size, std::string *why)
 {
+    if (buffer_size >= sizeof(FrameHdr) + 8 && h.frame_size >= sizeof(FrameHdr) + 8 && h.frame_size <= buffer_size) {
+        uint64_t tail;
+        memcpy(&tail, buf + h.frame_size - 8, 8);
+        if (frame_hdr_ok(h, tail, buffer_size)) return UCX_IFUNC_OK;
+    }
     if (buffer_size < sizeof(FrameHdr) + 8) {
         *why = "poll buffer smaller than a frame header";
         return UCX_IFUNC_ERR_INVALID_PARAM;
@@ -240,6 +246,19 @@ ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t
         return UCX_IFUNC_ERR_PROTOCOL;
     }
     return UCX_IFUNC_OK;
+}
+
+uint64_t refusal_sum(const FrameRefusal &r, const uint8_t *reason)
+{
+    // FNV-1a over the fields after the magic word and the reason: rare, and
+    // read back by an origin that compares it, so plain and portable.
+    uint64_t h = 0xcbf29ce484222325ull;
+    auto add = [&h](const void *p, size_t n) {
+        for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const uint8_t *>(p)[i]) * 0x100000001b3ull;
+    };
+    add(&r.nonce, offsetof(FrameRefusal, sum) - offsetof(FrameRefusal, nonce));
+    add(reason, r.reason_len);
+    return h;
 }
 
 uint64_t frame_checksum(const uint8_t *frame, size_t size)

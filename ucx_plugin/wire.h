@@ -315,9 +315,10 @@ inline bool ring_acks_valid(const RingAcksHdr &a, size_t hdr_len, size_t data_le
 // ---- put-and-poll frames ----
 // [FrameHdr][entry][image][pad to 16][args][pad to 8][u64 nonce]
 // One put of the whole frame; the target runs it once ready word, trailer
-// nonce and checksum agree (a frame still being written never does).
+// nonce and checksum agree (a frame still being written never does). Or,
+// where the writer maps the target's memory, its own stores (kFrameStored).
 struct FrameHdr {
-    uint64_t ready;       // kFrameReady once the whole frame is there
+    uint64_t ready;       // kFrameReady (or kFrameStored) once the whole frame is there
     uint32_t frame_size;  // whole frame incl. header and trailer
     uint8_t  version;
     uint8_t  flags;       // FrameFlags
@@ -331,12 +332,31 @@ struct FrameHdr {
 };
 static_assert(sizeof(FrameHdr) == 80, "wire layout");
 constexpr uint64_t kFrameReady = 0x31454d4152465258ull;  // "XRFRAME1"
+// The ready word of a frame its writer stored itself into memory it maps
+// (ucp_rkey_ptr: shared memory): everything else first, then this word after
+// a release fence, so a reader that sees it (acquire) sees the whole frame
+// and verifies no checksum.
+constexpr uint64_t kFrameStored = 0x53454d4152465258ull;  // "XRFRAMES"
 
 enum FrameFlags : uint8_t {
     kFrameHasCode = 1u << 0,
     kFrameCompat  = 1u << 1,  // entry is <name>_main(payload, size, target_args)
 };
 
+// Whether header @p h of a frame in a buffer of @p buffer_size bytes (that
+// holds the frame's trailer nonce @p tail) is well formed: inline, for every
+// frame; frame_check_hdr() says what is wrong.
+inline bool frame_hdr_ok(const FrameHdr &h, uint64_t tail, size_t buffer_size)
+{
+    const uint64_t size = h.frame_size;
+    // image_len is compared with size first, so code_end cannot overflow.
+    const uint64_t code_end = sizeof(FrameHdr) + uint64_t(h.entry_len) + h.image_len;
+    return buffer_size >= sizeof(FrameHdr) + 8 && h.version == kWireVersion && size >= sizeof(FrameHdr) + 8 &&
+           size <= buffer_size && h.entry_len != 0 && h.entry_len <= kMaxEntryLen &&
+           ((h.flags & kFrameHasCode) || !h.image_len) && h.image_len <= size && code_end <= h.args_off &&
+           h.args_off <= size && uint64_t(h.args_off) + h.args_len <= size - 8 && h.args_off % 16 == 0 &&
+           tail == h.nonce;
+}
 // Validate a frame found in a buffer of @p buffer_size bytes.
 ucx_ifunc_status_t frame_check(const uint8_t *buf, size_t buffer_size, std::string *why);
 // The same for a copy @p h of the frame's header: a caller that goes on
@@ -347,5 +367,26 @@ ucx_ifunc_status_t frame_check_hdr(const FrameHdr &h, const uint8_t *buf, size_t
 // Checksum of the first @p size bytes of a frame (size >= sizeof(FrameHdr) + 8):
 // over everything but the ready word and the checksum field.
 uint64_t frame_checksum(const uint8_t *frame, size_t size);
+
+// What a target leaves in a slot whose frame it consumed without running it
+// (refused: malformed, too large for the buffer, its code unknown, refused
+// or failing to load or link), for the frame's origin, which has no other
+// way to hear of it, to read back (frame_watch.h). Written body first, the
+// magic word last after a release fence; [FrameRefusal][reason], within the
+// poller's buffer.
+struct FrameRefusal {
+    uint64_t magic;       // kFrameRefused
+    uint64_t nonce;       // the refused frame's nonce and checksum: which frame
+    uint64_t checksum;
+    int32_t  status;      // ucx_ifunc_status_t
+    uint32_t reason_len;  // bytes of the reason that follow, <= kMaxRefusalReason
+    uint64_t sum;         // refusal_sum()
+};
+static_assert(sizeof(FrameRefusal) == 40, "wire layout");
+constexpr uint64_t kFrameRefused = 0x4453554645525258ull;  // "XRREFUSD"
+constexpr size_t kMaxRefusalReason = 400;
+// The check of a refusal record: over its fields from nonce to reason_len
+// and its @p reason_len reason bytes.
+uint64_t refusal_sum(const FrameRefusal &r, const uint8_t *reason);
 
 }  // namespace xrdma

@@ -34,7 +34,7 @@ tests_plugin_test_peers_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la
 tests_plugin_test_peers_LDFLAGS = -no-install
 TESTS += tests/plugin/test_peers
 
-# The published ifunc API as its users build and run it (issue 10): ifunc
+# The published ifunc API as its users build and run it: ifunc
 # libraries built like that API's makefiles build them, with gcc (and a
 # search path) and with clang, start files included; variants with a
 # constructor of the author's own and with a payload shrunk by
@@ -63,6 +63,35 @@ tests/plugin/compat/bcu/counter.%.bc: tests/plugin/compat/counter.c
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
 tests/plugin/compat/bcu/counter.deps: $(srcdir)/tests/plugin/peers.mk
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && printf '# a linker script, then a library every process has\nlibc.so\nlibc.so.6\n' > $@
+
+# Bitcode with the library list the published API's makefile writes: every
+# shared library or script `gcc -shared -Wl,--trace` opens for the ifunc, by
+# base name (libgcc_s.so, a linker script in GCC's own directory, among
+# them); and with a list naming a library no machine has, for an ifunc that
+# needs nothing of it (counter) and for one that calls a function only such
+# a library could define (absent; the origin's payload functions from
+# absent.so).
+COMPAT_DEPS = tests/plugin/compat/bcdeps/counter.x86_64-unknown-linux-gnu.bc \
+	tests/plugin/compat/bcdeps/counter.aarch64-unknown-linux-gnu.bc tests/plugin/compat/bcdeps/counter.deps \
+	tests/plugin/compat/bcmiss/counter.x86_64-unknown-linux-gnu.bc tests/plugin/compat/bcmiss/counter.deps \
+	tests/plugin/compat/bcmiss/absent.x86_64-unknown-linux-gnu.bc tests/plugin/compat/bcmiss/absent.so \
+	tests/plugin/compat/bcmiss/absent.deps
+check_DATA += $(COMPAT_DEPS)
+CLEANFILES += $(COMPAT_DEPS)
+EXTRA_DIST += tests/plugin/compat/absent.c
+tests/plugin/compat/bcdeps/counter.%.bc: tests/plugin/compat/counter.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bcdeps/counter.deps: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && gcc -shared -fPIC -O2 -o /dev/null -Wl,--trace $< | grep '\.so' | \
+	  sed -e 's/.*(//' -e 's/)$$//' -e 's|.*/||' | sort -u > $@
+tests/plugin/compat/bcmiss/counter.%.bc: tests/plugin/compat/counter.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bcmiss/absent.%.bc: tests/plugin/compat/absent.c tests/plugin/compat/copy_payload.h
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
+tests/plugin/compat/bcmiss/absent.so: tests/plugin/compat/absent.c tests/plugin/compat/copy_payload.h
+	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DABSENT_PAYLOAD_ONLY -o $@ $<
+tests/plugin/compat/bcmiss/%.deps: $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && printf '# found nowhere\nlibxrdma-no-such-library.so.1\n' > $@
 
 check_PROGRAMS += tests/plugin/test_compat
 tests_plugin_test_compat_SOURCES = tests/plugin/test_compat.cc

@@ -1,5 +1,5 @@
 // The published ifunc API (ucx_ifunc/ucp_compat.h) as its users build and
-// run it (issue 10), over shared memory and TCP, the target in an empty
+// run it, over shared memory and TCP, the target in an empty
 // directory: libraries built with plain gcc or clang (start files, a search
 // path), a constructor of the author's own, replies from inside main, the
 // same message resent without flushes into a ring, shrunk and large
@@ -12,9 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <tuple>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,11 +39,16 @@ protected:
     }
     void TearDown() override
     {
+        release();
+        c.reset();
+    }
+    // Free the test's messages and ifuncs (before their cluster goes).
+    void release()
+    {
         for (auto &m : msgs) ucp_ifunc_msg_free(m);
         for (auto f : ifuncs) ucp_deregister_ifunc(c->env.context, f);
         msgs.clear();
         ifuncs.clear();
-        c.reset();
     }
 
     // ucp_register_ifunc with UCX_IFUNC_LIB_DIR set to @p sub of the
@@ -87,6 +94,22 @@ protected:
         c->ctrl(1, cmd);
     }
     bool counter_reaches(uint64_t want) { return c->progress_until([&] { return c->peer_counter(1) >= want; }, 60); }
+    // counter, shipped as the bitcode in @p sub (llvm_bc = 1), runs: with 5,
+    // then with its payload changed to 7; no error at the peer.
+    void bitcode_counter_runs(const std::string &sub)
+    {
+        poll_mode(2);
+        uint64_t five = 5;
+        ucp_ifunc_msg_t m = msg(reg(sub, "counter", 1), &five, sizeof(five));
+        send(m);
+        c->env.flush(c->peer(1).ep);
+        ASSERT_TRUE(counter_reaches(5));
+        set_payload(&m, 7);
+        send(m);
+        c->env.flush(c->peer(1).ep);
+        ASSERT_TRUE(counter_reaches(12));
+        EXPECT_EQ(0u, peer_errors().first);
+    }
     // ucp_poll_ifunc's errors at the peer: count and last status.
     std::pair<uint64_t, ucs_status_t> peer_errors()
     {
@@ -137,8 +160,8 @@ TEST_P(Compat, GccAndClangLibrariesRun)
 }
 
 // Point 1: a constructor the author wrote is refused, by name, at the
-// origin (native API) and at the target's caller (ucp_poll_ifunc, once);
-// the target keeps serving.
+// origin (native API) and at the target's caller (ucp_poll_ifunc, once, as
+// a discarded message); the target keeps serving.
 TEST_P(Compat, AuthorsConstructorIsRefusedByName)
 {
     std::vector<uint8_t> so;
@@ -157,7 +180,7 @@ TEST_P(Compat, AuthorsConstructorIsRefusedByName)
     send(msg(reg("ctor", "counter"), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
-    EXPECT_EQ(UCS_ERR_INVALID_PARAM, peer_errors().second);
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
     EXPECT_EQ(0u, c->peer_counter(1));
     // The slot was consumed: the next message runs.
     send(msg(reg("gcc", "counter"), &five, sizeof(five)));
@@ -222,7 +245,8 @@ TEST_P(Compat, SameMessageResentIntoARing)
 
 // Points 10, 9: a payload <name>_payload_init shrinks travels at its
 // shrunk size (counter_main runs only on 8 bytes); a 256 KiB payload; a
-// frame larger than the slot is an error once, and the ring goes on.
+// frame larger than the slot is an error once (a discarded message), and the
+// ring goes on.
 TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
 {
     poll_mode(2);
@@ -249,7 +273,7 @@ TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
     send(msg(big, words.data(), words.size() * 8));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
-    EXPECT_EQ(UCS_ERR_MESSAGE_TRUNCATED, peer_errors().second);
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
     uint64_t small[2] = {3, 4};
     send(msg(big, small, sizeof(small)), 65536);
     c->env.flush(c->peer(1).ep);
@@ -263,17 +287,111 @@ TEST_P(Compat, ShrunkLargeAndOversizedPayloads)
 // linker script, and libc.so.6, loaded already.
 TEST_P(Compat, BitcodeWithUnknownVendorTriplesAndDeps)
 {
+    bitcode_counter_runs("bcu");
+}
+
+// Bitcode mode as the published API's makefile generates it: its .deps
+// lists every library `gcc -Wl,--trace` opened, libgcc_s.so among them (a
+// linker script in GCC's own directory, which the dynamic loader does not
+// search). The target follows it as the link editor would and runs the
+// ifunc, under the default symbol policy and with XRDMA_SYMBOLS=all (which
+// loads what it finds).
+TEST_P(Compat, BitcodeDepsAsTheMakefileWritesThem)
+{
+    std::vector<uint8_t> deps;
+    ASSERT_EQ(UCX_IFUNC_OK, xrdma::read_file(compat_dir("bcdeps") + "/counter.deps", &deps));
+    const std::string list(deps.begin(), deps.end());
+    ASSERT_NE(std::string::npos, list.find("libgcc_s.so\n")) << list;
+    for (const char *policy : {"runtime", "all"}) {
+        SCOPED_TRACE(policy);
+        release();
+        c.reset();
+        setenv("XRDMA_SYMBOLS", policy, 1);  // the peer's policy
+        c = std::make_unique<Cluster>(1);
+        unsetenv("XRDMA_SYMBOLS");
+        bitcode_counter_runs("bcdeps");
+    }
+}
+
+// A library the .deps names that no directory holds is only warned about
+// (as the published implementation does) when the code needs nothing of it;
+// code that calls a function only such a library could define does not
+// link, and the frame is refused.
+TEST_P(Compat, MissingLibraryOnlyWarns)
+{
     poll_mode(2);
     uint64_t five = 5;
-    ucp_ifunc_msg_t m = msg(reg("bcu", "counter", 1), &five, sizeof(five));
-    send(m);
+    send(msg(reg("bcmiss", "counter", 1), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(counter_reaches(5));
-    set_payload(&m, 7);
-    send(m);
-    c->env.flush(c->peer(1).ep);
-    ASSERT_TRUE(counter_reaches(12));
     EXPECT_EQ(0u, peer_errors().first);
+
+    send(msg(reg("bcmiss", "absent", 1), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
+    EXPECT_EQ(5u, c->peer_counter(1));
+}
+
+// A message the target refuses is reported at its origin: the target leaves
+// a refusal record in the slot, and the origin's next ucp_poll_ifunc calls
+// with nothing to run read it back, return UCS_ERR_REJECTED once and log the
+// target's reason (here: a constructor of the author's own; code that needs
+// a function from a library no machine has). The target's own
+// ucp_poll_ifunc said UCS_ERR_CANCELED; later messages run.
+TEST_P(Compat, RefusalReachesTheOrigin)
+{
+    poll_mode(2);
+    uint64_t five = 5, got = 0;
+    // The origin's poll loop, with its log (stderr) kept: the status it ends
+    // on (or UCS_ERR_NO_MESSAGE after 60 s) and what was logged.
+    auto origin_polls = [&]() -> std::pair<ucs_status_t, std::string> {
+        std::fflush(stderr);
+        char path[] = "/tmp/xrdma-compat-log-XXXXXX";
+        const int fd = mkstemp(path), saved = dup(2);
+        EXPECT_GE(fd, 0);
+        dup2(fd, 2);
+        ucs_status_t st = UCS_ERR_NO_MESSAGE;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        for (long i = 1; st == UCS_ERR_NO_MESSAGE; ++i) {
+            st = ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got, c->env.worker);
+            if (i % 4096 == 0 && std::chrono::steady_clock::now() > deadline) break;
+        }
+        std::fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        std::string log;
+        char b[4096];
+        lseek(fd, 0, SEEK_SET);
+        for (ssize_t n; (n = read(fd, b, sizeof(b))) > 0;) log.append(b, size_t(n));
+        close(fd);
+        unlink(path);
+        return {st, log};
+    };
+    send(msg(reg("ctor", "counter"), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    auto [st, log] = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("the target refused")) << log;
+    EXPECT_NE(std::string::npos, log.find("constructor 'counter_setup'")) << log;
+    ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
+
+    send(msg(reg("bcmiss", "absent", 1), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    std::tie(st, log) = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("'xrdma_test_absent_function'")) << log;
+
+    // Reported once: later looks (several in 300 000 idle polls) find
+    // nothing more; the next message runs.
+    for (int i = 0; i < 300000; ++i)
+        ASSERT_EQ(UCS_ERR_NO_MESSAGE, ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got,
+                                                     c->env.worker));
+    send(msg(reg("gcc", "counter"), &five, sizeof(five)));
+    c->env.flush(c->peer(1).ep);
+    ASSERT_TRUE(counter_reaches(5));
+    EXPECT_EQ(2u, peer_errors().first);
+    EXPECT_EQ(0u, got);
 }
 
 // Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env

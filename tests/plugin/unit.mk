@@ -40,3 +40,11 @@ tests_plugin_test_origin_SOURCES = tests/plugin/test_pending.cc tests/plugin/tes
 tests_plugin_test_origin_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 tests_plugin_test_origin_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
 tests_plugin_test_origin_LDFLAGS = -no-install
+
+# Library-list entries found as the link editor finds them (library_path.h).
+check_PROGRAMS += tests/plugin/test_library_path
+TESTS += tests/plugin/test_library_path
+tests_plugin_test_library_path_SOURCES = tests/plugin/test_library_path.cc
+tests_plugin_test_library_path_CPPFLAGS = $(PLUGIN_CPPFLAGS)
+tests_plugin_test_library_path_LDADD = libucx_ifunc.la $(GTEST_LIBS) -lgtest_main
+tests_plugin_test_library_path_LDFLAGS = -no-install

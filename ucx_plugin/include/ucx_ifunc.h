@@ -491,7 +491,8 @@ ucx_ifunc_status_t ucx_ifunc_register_runtime(const ucx_ifunc_runtime_symbol_t *
 /**
  * Validate an image without a context: the status image_parse gives, plus
  * NO_ENTRY if @p entry (or, when NULL, a single entry) is not listed. The
- * resolved entry name goes to @p entry_out, a readable cause to @p why.
+ * resolved entry name goes to @p entry_out, a readable cause to @p why
+ * (always written when @p why_size is not 0; empty on success).
  */
 ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const char *entry,
                                          char *entry_out, size_t entry_out_size,
@@ -545,8 +546,11 @@ void *ucx_ifunc_frame_args(ucx_ifunc_frame_t *frame, size_t *args_size);
 /**
  * Write @p frame into the target buffer at @p remote_addr with one put. A
  * fresh nonce and checksum are stamped first, so the target never runs a
- * frame that is only partly written. The frame must stay untouched until the
- * put completes. Returns UCX_IFUNC_OK or UCX_IFUNC_INPROGRESS (flush the ep).
+ * frame that is only partly written. Where UCX maps the target buffer here
+ * (ucp_rkey_ptr(): shared memory) this process's own stores write it, its
+ * first word last after a release fence, and the call completes at once.
+ * The frame must stay untouched until the put completes. Returns
+ * UCX_IFUNC_OK or UCX_IFUNC_INPROGRESS (flush the ep).
  */
 ucx_ifunc_status_t ucx_ifunc_frame_put(ucp_ep_h ep, ucx_ifunc_frame_t *frame,
                                        uint64_t remote_addr, ucp_rkey_h rkey);

@@ -49,6 +49,29 @@ inline void copy_bytes(void *dst, const void *src, size_t n)
     }
 }
 
+// memcmp(a, b, n) == 0, inline for a few words (a payload or a name compared
+// on every message: 8-byte words, the last one overlapping); longer ranges go
+// to memcmp.
+inline bool same_bytes(const void *a, const void *b, size_t n)
+{
+    auto *x = static_cast<const unsigned char *>(a);
+    auto *y = static_cast<const unsigned char *>(b);
+    if (n > 64) return __builtin_memcmp(x, y, n) == 0;
+    auto word = [](const unsigned char *p, size_t at) {
+        uint64_t w;
+        __builtin_memcpy(&w, p + at, 8);
+        return w;
+    };
+    if (n >= 8) {
+        uint64_t diff = word(x, n - 8) ^ word(y, n - 8);
+        for (size_t i = 0; i + 8 < n; i += 8) diff |= word(x, i) ^ word(y, i);
+        return diff == 0;
+    }
+    uint64_t diff = 0;
+    for (size_t i = 0; i < n; ++i) diff |= uint64_t(x[i] ^ y[i]);
+    return diff == 0;
+}
+
 // @p v rounded up to a multiple of @p a (a > 0).
 constexpr size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 

@@ -307,6 +307,7 @@ void Runtime::print_stats()
 void Runtime::windows_changed()
 {
     last_window = nullptr;
+    no_windows_.store(windows.empty(), std::memory_order_relaxed);
     g_window_hit_id = kNoWindow;
     g_window_hit = nullptr;
 }

@@ -42,10 +42,13 @@ struct Peer {
 class Runtime {
 public:
     // (Inline: every MPIX call asks for it.)
+    // Never destroyed: MPI_Finalize may run after static destructors (a
+    // program's atexit(MPI_Finalize) registered before the first window,
+    // which made this, runs after it would be destroyed).
     static Runtime &get()
     {
-        static Runtime rt;
-        return rt;
+        static Runtime *const rt = new Runtime;
+        return *rt;
     }
     Runtime();  // (out of line: Window is incomplete here)
     // Windows still alive at exit are abandoned, not released: MPI and the
@@ -111,8 +114,12 @@ public:
     // (Inline, as app_progress() and progress_locked(): every idle poll
     // of a waiting rank runs them; their usual case is a call of the
     // plugin's progress.)
+    // A process without a window has nothing XRDMA must progress (an
+    // X-op that comes before its window exists here waits in UCX until it
+    // does): plain MPI code after the last window pays nothing.
     unsigned try_progress()
     {
+        if (no_windows_.load(std::memory_order_relaxed)) return 0;
         if (one_thread_.load(std::memory_order_relaxed)) return progress_locked();
         return try_progress_shared();
     }
@@ -136,6 +143,8 @@ private:
     // is nobody to exclude; the recursive lock never kept a thread's own
     // nested calls out either) and counts nothing for the thread.
     std::atomic<bool> one_thread_{false};  // (read relaxed: written once, by start())
+    // No window is alive in this process (windows_changed() keeps it).
+    std::atomic<bool> no_windows_{true};
     std::thread thread_;
     std::atomic<bool> thread_stop_{false};
     // Progress calls of the application's threads (MPI waits, MPIX calls):

@@ -22,14 +22,17 @@ void ping_main(void *payload, size_t payload_size, void *target_args)
     size_t out_size;
     if (payload_size != 8 || ucp_ifunc_msg_get_payload_ptr(&r->msg, &out, &out_size) != UCS_OK || out_size != 8)
         return;
-    /* A frame's ready word ("XRFRAME1") and nonce (third word): the next
-     * ping is a new frame in the slot, whatever the slot holds now. */
-    const uint64_t ready = 0x31454d4152465258ull, before = r->slot ? r->slot[2] : 0;
+    /* A frame's ready word ("XRFRAME1" put, "XRFRAMES" stored through a
+     * mapping) and nonce (third word): the next ping is a new frame in the
+     * slot, whatever the slot holds now. */
+    const uint64_t put = 0x31454d4152465258ull, stored = 0x53454d4152465258ull;
+    const uint64_t before = r->slot ? r->slot[2] : 0;
     uint64_t v;
     memcpy(&v, payload, 8);
     *r->counter += 1;
     memcpy(out, payload, 8);
     if (ucp_ifunc_send_nbix(r->ep, r->msg, r->remote_addr, r->rkey) != UCS_OK || !(v & COMPAT_PING_MORE) || !r->slot)
         return;
-    for (long spins = 0; !(r->slot[0] == ready && r->slot[2] != before) && spins < 100000000; ++spins) {}
+    for (long spins = 0; !((r->slot[0] == put || r->slot[0] == stored) && r->slot[2] != before) && spins < 100000000;
+         ++spins) {}
 }

@@ -40,9 +40,12 @@ typedef struct ucp_ifunc_reg_param {
      * 1: ship LLVM bitcode instead: the files UCX_IFUNC_LIB_DIR/<name>.<triple>.bc
      * (one per target triple, e.g. counter.aarch64-linux-gnu.bc), each target
      * compiling the one for its own triple; an optional <name>.deps lists
-     * libraries (one per line, # comments) the target loads first. The origin
-     * takes the payload functions from <name>.so if present, else from the
-     * bitcode for its own triple.
+     * libraries (one per line, # comments) the target loads first, each found
+     * as the link editor finds it (linker scripts such as libgcc_s.so
+     * followed, in the compiler's library directories too); one found
+     * nowhere is a warning, and only code that needs a symbol of it fails.
+     * The origin takes the payload functions from <name>.so if present, else
+     * from the bitcode for its own triple.
      */
     int   llvm_bc;
 } ucp_ifunc_reg_param_t;
@@ -83,10 +86,25 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
 /**
  * Target side: if @p buffer holds a complete message, clear the buffer, run
  * its `<name>_main` with @p target_args and return UCS_OK; otherwise progress
- * @p worker and return UCS_ERR_NO_MESSAGE. A malformed, refused or
- * unloadable message, or one larger than @p buffer_size, is consumed and
- * reported once (UCS_ERR_INVALID_PARAM, UCS_ERR_UNSUPPORTED,
- * UCS_ERR_MESSAGE_TRUNCATED) and logged; the next one still runs.
+ * @p worker and return UCS_ERR_NO_MESSAGE. A message consumed without
+ * running to its end (malformed, larger than @p buffer_size, its code
+ * unknown here, refused by the symbol policy or failing to load or link, or
+ * its `<name>_main` faulting) returns UCS_ERR_CANCELED once, as the
+ * published implementation does for a discarded message, and is logged with
+ * the reason; the next one still runs. A message refused before it ran
+ * leaves a refusal record in @p buffer (not a message: later calls return
+ * UCS_ERR_NO_MESSAGE) for its origin.
+ *
+ * Origin side: a call that finds nothing to run also looks, now and then
+ * (after 65536 such calls in a row on a thread, and after each 65536 more),
+ * at where this program's messages of ifuncs
+ * registered with @p context went: for each message (ucp_ifunc_msg_t), the
+ * buffer its last ucp_ifunc_send_nbix() wrote, as long as the message and its
+ * ifunc exist (keep the endpoint and the rkey valid until then). Finding its
+ * target's refusal record there, the call returns UCS_ERR_REJECTED, once per
+ * refused message, and logs the target's reason. A program that waits for an
+ * answer by calling this until UCS_OK should stop on an error: the answer to
+ * a refused message never comes.
  */
 ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size,
                             void *target_args, ucp_worker_h worker);

@@ -163,7 +163,7 @@ BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
 	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT)) \
-	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/compat_msg_rate$(EXEEXT)
+	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/first_xop$(EXEEXT) benchmarks/compat_msg_rate$(EXEEXT)
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES) benchmarks/compat_inc.so
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/drivers/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
@@ -233,3 +233,10 @@ benchmarks_wincost_xrdma_SOURCES = benchmarks/wincost.c
 benchmarks_wincost_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_wincost_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_wincost_xrdma_LDFLAGS = -no-install
+# ... and what the set-up left to a window's first X-operation costs it.
+noinst_PROGRAMS += benchmarks/first_xop
+benchmarks_first_xop_SOURCES = benchmarks/first_xop.c
+benchmarks_first_xop_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_first_xop_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_first_xop_LDFLAGS = -no-install
+EXTRA_benchmarks_first_xop_DEPENDENCIES = benchmarks/osu_ifuncs.xfn

@@ -94,10 +94,10 @@ tests/fuzz/fuzz_bitcode: $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fu
 # the fuzz flags into one archive, linked whole (its MPI_Init and MPI_Win_*
 # interpose libmpi's, as libmpix_xrdma_core does), over the plugin as built.
 FUZZ_CFLAGS = $(filter-out -std=%,$(FUZZ_FLAGS))
-FUZZ_API_SOURCES = $(filter %.cc %.c,$(libmpix_xrdma_core_la_SOURCES) $(libmpix_xrdma_la_SOURCES))
-tests/fuzz/api_core.a: $(FUZZ_API_SOURCES:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c
+FUZZ_API_SRCS = $(filter %.cc %.c,$(libmpix_xrdma_core_la_SOURCES) $(libmpix_xrdma_la_SOURCES))
+tests/fuzz/api_core.a: $(FUZZ_API_SRCS:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c
 	$(AM_V_GEN)rm -rf $@ $@.objs && $(MKDIR_P) $@.objs && \
-	for s in $(FUZZ_API_SOURCES:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c; do \
+	for s in $(FUZZ_API_SRCS:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c; do \
 	  o=$@.objs/`basename $$s`.o; \
 	  case $$s in \
 	    *.c) $(FUZZ_CC) $(FUZZ_CFLAGS) $(MPIX_XRDMA_CPPFLAGS) -c $$s -o $$o ;; \

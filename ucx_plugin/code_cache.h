@@ -3,7 +3,7 @@
 // image is asked for again with "need code".
 #pragma once
 
-#include "image.h"
+#include "image/image.h"
 #include "loader_native.h"
 
 #include <cstring>

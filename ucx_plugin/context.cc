@@ -11,7 +11,7 @@
 #include "fault.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
-#include "sha256.h"
+#include "image/sha256.h"
 #include "xrdma_config.h"
 
 #include <algorithm>

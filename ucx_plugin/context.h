@@ -5,7 +5,7 @@
 #include "code_cache.h"
 #include "fault.h"
 #include "xrdma_common/free_list.h"
-#include "image.h"
+#include "image/image.h"
 #include "pending.h"
 #include "ucx_ifunc.h"
 #include "wire.h"

@@ -8,7 +8,7 @@
 // printed before it aborted ends up in the op's error message.
 #include "jit_helper.h"
 
-#include "image.h"
+#include "image/image.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "xrdma_config.h"

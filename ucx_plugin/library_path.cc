@@ -6,7 +6,7 @@
 // neither those directories nor scripts; this does.
 #include "library_path.h"
 
-#include "image.h"
+#include "image/image.h"
 #include "xrdma_common/file.h"
 #include "xrdma_config.h"
 

@@ -40,7 +40,7 @@
 #include "xrdma_common/log.h"
 #include "policy.h"
 #include "runtime_api.h"
-#include "sha256.h"
+#include "image/sha256.h"
 #include "xrdma_config.h"
 
 #include <llvm/ADT/Triple.h>

@@ -11,7 +11,7 @@
 // they load the module and call into it through struct JitModule.
 #pragma once
 
-#include "image.h"
+#include "image/image.h"
 #include "loader_native.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "loader_native.h"
 
-#include "elf_reader.h"
+#include "image/elf_reader.h"
 #include "xrdma_common/log.h"
 #include "policy.h"
 #include "start_files.h"

@@ -2,8 +2,8 @@
 // never needs a file of the code.
 #pragma once
 
-#include "elf_reader.h"
-#include "image.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,9 +1,9 @@
 lib_LTLIBRARIES += libucx_ifunc.la
 libucx_ifunc_la_SOURCES = \
 	ucx_plugin/knobs.cc \
-	ucx_plugin/sha256.cc ucx_plugin/sha256.h \
-	ucx_plugin/image.cc ucx_plugin/image.h \
-	ucx_plugin/elf_reader.cc ucx_plugin/elf_reader.h \
+	ucx_plugin/image/sha256.cc ucx_plugin/image/sha256.h \
+	ucx_plugin/image/image.cc ucx_plugin/image/image.h \
+	ucx_plugin/image/elf_reader.cc ucx_plugin/image/elf_reader.h \
 	ucx_plugin/start_files.cc ucx_plugin/start_files.h \
 	ucx_plugin/wire.cc ucx_plugin/wire.h \
 	ucx_plugin/loader_native.cc ucx_plugin/loader_native.h \

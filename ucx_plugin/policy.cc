@@ -1,6 +1,6 @@
 #include "policy.h"
 
-#include "image.h"
+#include "image/image.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/file.h"
 #include "xrdma_common/log.h"

@@ -2,7 +2,7 @@
 // published-API compatibility layer.
 #pragma once
 
-#include "image.h"
+#include "image/image.h"
 #include "wire.h"
 #include "ucx_ifunc.h"
 

@@ -5,7 +5,7 @@
 // put-and-poll frames is ucx_ifunc(3), "Put-and-poll frames".
 #pragma once
 
-#include "image.h"
+#include "image/image.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -11,7 +11,7 @@
 #include "harness.h"
 
 #include "code_cache.h"
-#include "image.h"
+#include "image/image.h"
 
 #include <cstdio>
 #include <cstdlib>

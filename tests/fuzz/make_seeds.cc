@@ -8,7 +8,7 @@
 //               need-code answer and put-and-poll frames, each prefixed with
 //               the harness's selector byte (tests/fuzz/harness.h).
 #include "harness.h"
-#include "image.h"
+#include "image/image.h"
 #include "put_poll.h"
 #include "wire.h"
 

@@ -7,8 +7,8 @@
 // valid-* bitcode input must load.
 #include "harness.h"
 
-#include "elf_reader.h"
-#include "image.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
 
 #include <gtest/gtest.h>
 

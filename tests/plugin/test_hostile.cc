@@ -6,9 +6,9 @@
 // runs; every test ends with the target serving a valid invocation.
 #include "cluster.h"
 #include "context.h"
-#include "image.h"
+#include "image/image.h"
 #include "ring.h"
-#include "sha256.h"
+#include "image/sha256.h"
 #include "wire.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // input at the target (which must keep serving).
 #include "cluster.h"
 #include "context.h"
-#include "image.h"
+#include "image/image.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 

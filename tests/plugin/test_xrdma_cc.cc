@@ -1,6 +1,6 @@
 // Tests of the xrdma-cc driver: runs the built tool on small sources.
-#include "elf_reader.h"
-#include "image.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // SHA256_Init family is deprecated). The algorithm is fetched once per
 // process; an allocation failure inside libcrypto is the only possible
 // error and ends the process like any other failed allocation.
-#include "sha256.h"
+#include "image/sha256.h"
 
 #include <cstdio>
 #include <cstdlib>

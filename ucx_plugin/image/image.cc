@@ -3,11 +3,11 @@
 // Everything that comes from the image is untrusted: each field is checked
 // before it is used, with arithmetic that cannot overflow, and nothing is
 // read outside [bytes, bytes + size).
-#include "image.h"
+#include "image/image.h"
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/file.h"
-#include "sha256.h"
+#include "image/sha256.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -12,9 +12,9 @@
 //
 // The constants are spelled out here rather than taken from the system's
 // <elf.h>, so that the reader does not depend on the host's headers.
-#include "elf_reader.h"
+#include "image/elf_reader.h"
 
-#include "image.h"
+#include "image/image.h"
 
 #include <algorithm>
 #include <cstdio>

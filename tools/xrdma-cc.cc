@@ -11,7 +11,7 @@
 #include "xrdma_common/config.h"
 #include "image/elf_reader.h"
 #include "image/image.h"
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 
 #include <algorithm>
 #include <cctype>

@@ -8,7 +8,7 @@
 #include "xrdma_common/config.h"
 #include "context.h"
 #include "frame_watch.h"
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 #include "xrdma_common/log.h"
 #include "put_poll.h"
 #include "wire.h"

@@ -4,7 +4,7 @@
 // quarantine), target.cc and origin.cc (the two sides of an invocation).
 #include "context.h"
 
-#include "compile_queue.h"
+#include "load/compile_queue.h"
 #include "ring.h"
 
 #include "xrdma_common/config.h"

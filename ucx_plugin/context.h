@@ -2,7 +2,7 @@
 #pragma once
 
 #include "xrdma_common/bytes.h"
-#include "code_cache.h"
+#include "load/code_cache.h"
 #include "fault.h"
 #include "xrdma_common/free_list.h"
 #include "image/image.h"

@@ -4,9 +4,9 @@
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
-#include "loader_native.h"
+#include "load/loader_native.h"
 #include "xrdma_common/log.h"
-#include "policy.h"
+#include "load/policy.h"
 #include "xrdma_common/hot.h"
 
 #include <csetjmp>

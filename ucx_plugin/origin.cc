@@ -1,8 +1,8 @@
 // Origin side: registering images, invoking them, and handling replies
 // (including "need code" answers, from targets and from forward hops).
 #include "context.h"
-#include "loader_native.h"
-#include "policy.h"
+#include "load/loader_native.h"
+#include "load/policy.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/hot.h"

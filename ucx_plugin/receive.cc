@@ -5,7 +5,7 @@
 #include "context.h"
 
 #include "arrive.h"
-#include "compile_queue.h"
+#include "load/compile_queue.h"
 
 #include "fault.h"
 #include "ring.h"

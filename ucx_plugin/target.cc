@@ -2,7 +2,7 @@
 // forward it; and the runtime API the injected code calls (xrdma_*).
 #include "context.h"
 
-#include "compile_queue.h"
+#include "load/compile_queue.h"
 #include "ring.h"
 #include "xrdma_common/config.h"
 #include "fault.h"

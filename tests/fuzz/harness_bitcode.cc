@@ -10,7 +10,7 @@
 // Input: entry names (comma-separated, as the image lists them) NUL bitcode.
 #include "harness.h"
 
-#include "code_cache.h"
+#include "load/code_cache.h"
 #include "image/image.h"
 
 #include <cstdio>

@@ -35,7 +35,7 @@ OBJS = $(for s in $sources; do printf '%s ' "$(obj "$s")"; done)
 xrdma_test_peer: \$(OBJS)
 	\$(CXX) -o \$@ \$(OBJS) $(for d in $libdirs; do printf -- '-L%s -Wl,-rpath-link,%s ' "$d" "$d"; done) \\
 	  -lucp -lucs -lLLVM-14 -lcrypto -ldl -lpthread -lrt
-$(obj ucx_plugin/loader_jit.cc): CXXFLAGS += -fno-rtti
+$(obj ucx_plugin/load/loader_jit.cc): CXXFLAGS += -fno-rtti
 $(for s in $sources; do printf '%s: %s\n\t$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<\n' "$(obj "$s")" "$src/$s"; done)
 -include obj/*.d
 MK

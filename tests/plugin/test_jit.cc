@@ -6,7 +6,7 @@
 // compile for concurrent first loads of one image.
 #include "cluster.h"
 #include "image/image.h"
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 

@@ -6,7 +6,7 @@
 //            (meta: what the module imports, for the target's symbol policy)
 // The helper's stderr is a pipe the target reads while it waits: what LLVM
 // printed before it aborted ends up in the op's error message.
-#include "jit_helper.h"
+#include "load/jit_helper.h"
 
 #include "image/image.h"
 #include "xrdma_common/config.h"

@@ -1,4 +1,4 @@
-#include "policy.h"
+#include "load/policy.h"
 
 #include "image/image.h"
 #include "xrdma_common/config.h"

@@ -11,7 +11,7 @@
 // load; recognition (symbol name and section, from the object's symbol
 // table) only decides between dropping an entry silently and refusing the
 // object with the name of the author's constructor or destructor.
-#include "start_files.h"
+#include "load/start_files.h"
 
 #include <algorithm>
 #include <cstring>

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "image/image.h"
-#include "loader_native.h"
+#include "load/loader_native.h"
 
 #include <cstdint>
 #include <memory>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "image/image.h"
-#include "loader_native.h"
+#include "load/loader_native.h"
 
 #include <cstring>
 #include <list>

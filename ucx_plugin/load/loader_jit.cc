@@ -31,14 +31,14 @@
 // libtool compiles shared objects with -DPIC, a name LLVM's headers use.
 #undef PIC
 
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/file.h"
-#include "jit_helper.h"
-#include "library_path.h"
+#include "load/jit_helper.h"
+#include "load/library_path.h"
 #include "xrdma_common/log.h"
-#include "policy.h"
+#include "load/policy.h"
 #include "runtime_api.h"
 #include "image/sha256.h"
 #include "xrdma_config.h"

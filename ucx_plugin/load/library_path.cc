@@ -4,7 +4,7 @@
 // them linker scripts that only the link editor's directories hold (GCC's
 // libgcc_s.so in /usr/lib/gcc/<triple>/<version>). The dynamic loader knows
 // neither those directories nor scripts; this does.
-#include "library_path.h"
+#include "load/library_path.h"
 
 #include "image/image.h"
 #include "xrdma_common/file.h"

@@ -1,9 +1,9 @@
-#include "loader_native.h"
+#include "load/loader_native.h"
 
 #include "image/elf_reader.h"
 #include "xrdma_common/log.h"
-#include "policy.h"
-#include "start_files.h"
+#include "load/policy.h"
+#include "load/start_files.h"
 
 #include <algorithm>
 #include <cerrno>

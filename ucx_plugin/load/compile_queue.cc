@@ -1,10 +1,10 @@
 // X-ops waiting for a bitcode compile or a resend, and those behind them (compile_queue.h).
-#include "compile_queue.h"
+#include "load/compile_queue.h"
 
-#include "code_cache.h"
+#include "load/code_cache.h"
 #include "xrdma_common/config.h"
 #include "context.h"
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 #include "xrdma_common/log.h"
 
 #include <algorithm>

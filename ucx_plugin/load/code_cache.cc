@@ -1,7 +1,7 @@
-#include "code_cache.h"
+#include "load/code_cache.h"
 
 #include "xrdma_common/config.h"
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 #include "xrdma_common/log.h"
 
 #include <cstring>

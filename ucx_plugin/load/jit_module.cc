@@ -13,7 +13,7 @@
 // A program that links loader_jit.cc itself (the aarch64 test peer, built
 // without libtool) has the module's entry in its own image: the weak
 // reference below finds it, and nothing is loaded.
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"

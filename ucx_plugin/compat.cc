@@ -11,7 +11,7 @@
 #include "load/loader_jit.h"
 #include "xrdma_common/log.h"
 #include "put_poll.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <ucs/config/parser.h>
 

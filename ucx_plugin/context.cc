@@ -5,7 +5,7 @@
 #include "context.h"
 
 #include "load/compile_queue.h"
-#include "ring.h"
+#include "wire/ring.h"
 
 #include "xrdma_common/config.h"
 #include "fault.h"

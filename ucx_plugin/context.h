@@ -8,7 +8,7 @@
 #include "image/image.h"
 #include "pending.h"
 #include "ucx_ifunc.h"
-#include "wire.h"
+#include "wire/wire.h"
 #include "xrdma_ifunc.h"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // An origin reads back the slot of a frame it sent (frame_watch.h).
 #include "frame_watch.h"
 
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <atomic>
 #include <cstring>

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "ucx_ifunc.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -5,12 +5,12 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/image/image.cc ucx_plugin/image/image.h \
 	ucx_plugin/image/elf_reader.cc ucx_plugin/image/elf_reader.h \
 	ucx_plugin/load/start_files.cc ucx_plugin/load/start_files.h \
-	ucx_plugin/wire.cc ucx_plugin/wire.h \
+	ucx_plugin/wire/wire.cc ucx_plugin/wire/wire.h \
 	ucx_plugin/load/loader_native.cc ucx_plugin/load/loader_native.h \
 	ucx_plugin/load/code_cache.cc ucx_plugin/load/code_cache.h \
 	ucx_plugin/load/compile_queue.cc ucx_plugin/load/compile_queue.h \
-	ucx_plugin/context.cc ucx_plugin/context.h ucx_plugin/pending.h ucx_plugin/send.cc ucx_plugin/receive.cc ucx_plugin/arrive.h ucx_plugin/ring.cc ucx_plugin/ring.h ucx_plugin/dispatch.cc ucx_plugin/load/code_lookup.cc \
-	ucx_plugin/origin.cc ucx_plugin/target.cc ucx_plugin/binding.cc \
+	ucx_plugin/context.cc ucx_plugin/context.h ucx_plugin/pending.h ucx_plugin/send.cc ucx_plugin/receive.cc ucx_plugin/arrive.h ucx_plugin/wire/ring.cc ucx_plugin/wire/ring.h ucx_plugin/dispatch.cc ucx_plugin/load/code_lookup.cc \
+	ucx_plugin/origin.cc ucx_plugin/target.cc ucx_plugin/wire/binding.cc \
 	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h ucx_plugin/frame_watch.cc ucx_plugin/frame_watch.h \
 	ucx_plugin/compat.cc \
 	ucx_plugin/fault.cc ucx_plugin/fault.h \

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "image/image.h"
-#include "wire.h"
+#include "wire/wire.h"
 #include "ucx_ifunc.h"
 
 #include <cstring>

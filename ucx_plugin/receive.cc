@@ -8,7 +8,7 @@
 #include "load/compile_queue.h"
 
 #include "fault.h"
-#include "ring.h"
+#include "wire/ring.h"
 #include "xrdma_common/cpu.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"

@@ -4,7 +4,7 @@
 #include "context.h"
 
 #include "fault.h"
-#include "ring.h"
+#include "wire/ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 #include "xrdma_common/hot.h"

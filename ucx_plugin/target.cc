@@ -3,7 +3,7 @@
 #include "context.h"
 
 #include "load/compile_queue.h"
-#include "ring.h"
+#include "wire/ring.h"
 #include "xrdma_common/config.h"
 #include "fault.h"
 #include "xrdma_common/log.h"

@@ -5,7 +5,7 @@
 #include "image/elf_reader.h"
 #include "image/image.h"
 #include "image/sha256.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -39,9 +39,9 @@ FUZZ_FLAGS = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 # The decoders under test, compiled into each target with instrumentation.
 FUZZ_DECODERS = $(srcdir)/ucx_plugin/image/image.cc $(srcdir)/ucx_plugin/image/sha256.cc \
-	$(srcdir)/ucx_plugin/image/elf_reader.cc $(srcdir)/ucx_plugin/wire.cc $(srcdir)/common/file.cc
+	$(srcdir)/ucx_plugin/image/elf_reader.cc $(srcdir)/ucx_plugin/wire/wire.cc $(srcdir)/common/file.cc
 FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuzz/harness.h \
-	$(wildcard $(srcdir)/ucx_plugin/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
+	$(wildcard $(srcdir)/ucx_plugin/*/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
 FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(PLUGIN_CPPFLAGS) -o $@ \
 	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS) $(CRYPTO_LIBS)
 CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/fuzz_bitcode \

@@ -10,7 +10,7 @@
 #include "harness.h"
 #include "image/image.h"
 #include "put_poll.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <cstdio>
 #include <cstring>

@@ -7,9 +7,9 @@
 #include "cluster.h"
 #include "context.h"
 #include "image/image.h"
-#include "ring.h"
+#include "wire/ring.h"
 #include "image/sha256.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@
 // more is refused with an error answer. A failed sender's queue is dropped.
 #pragma once
 
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <atomic>
 #include <cstddef>

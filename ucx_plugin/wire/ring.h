@@ -8,7 +8,7 @@
 // sender's order across the two paths (ring.cc).
 #pragma once
 
-#include "wire.h"
+#include "wire/wire.h"
 #include "xrdma_common/bytes.h"
 #include "ucx_ifunc.h"
 

@@ -30,7 +30,7 @@
 // and the consumed count (the sender's credit) is stored when it ends; any
 // other frame is copied out of the ring before it is handled, and its
 // credit stored at once (ring_take()).
-#include "ring.h"
+#include "wire/ring.h"
 
 #include "arrive.h"
 #include "context.h"

@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <cstddef>
 #include <cstring>

@@ -6,7 +6,7 @@
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
-#include "context.h"
+#include "run/context.h"
 #include "frame_watch.h"
 #include "load/loader_jit.h"
 #include "xrdma_common/log.h"

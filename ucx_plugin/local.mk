@@ -1,6 +1,6 @@
 lib_LTLIBRARIES += libucx_ifunc.la
 libucx_ifunc_la_SOURCES = \
-	ucx_plugin/knobs.cc \
+	ucx_plugin/run/knobs.cc \
 	ucx_plugin/image/sha256.cc ucx_plugin/image/sha256.h \
 	ucx_plugin/image/image.cc ucx_plugin/image/image.h \
 	ucx_plugin/image/elf_reader.cc ucx_plugin/image/elf_reader.h \
@@ -9,14 +9,14 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/load/loader_native.cc ucx_plugin/load/loader_native.h \
 	ucx_plugin/load/code_cache.cc ucx_plugin/load/code_cache.h \
 	ucx_plugin/load/compile_queue.cc ucx_plugin/load/compile_queue.h \
-	ucx_plugin/context.cc ucx_plugin/context.h ucx_plugin/pending.h ucx_plugin/send.cc ucx_plugin/receive.cc ucx_plugin/arrive.h ucx_plugin/wire/ring.cc ucx_plugin/wire/ring.h ucx_plugin/dispatch.cc ucx_plugin/load/code_lookup.cc \
-	ucx_plugin/origin.cc ucx_plugin/target.cc ucx_plugin/wire/binding.cc \
+	ucx_plugin/run/context.cc ucx_plugin/run/context.h ucx_plugin/run/pending.h ucx_plugin/run/send.cc ucx_plugin/run/receive.cc ucx_plugin/run/arrive.h ucx_plugin/wire/ring.cc ucx_plugin/wire/ring.h ucx_plugin/run/dispatch.cc ucx_plugin/load/code_lookup.cc \
+	ucx_plugin/run/origin.cc ucx_plugin/run/target.cc ucx_plugin/wire/binding.cc \
 	ucx_plugin/put_poll.cc ucx_plugin/put_poll.h ucx_plugin/frame_watch.cc ucx_plugin/frame_watch.h \
 	ucx_plugin/compat.cc \
-	ucx_plugin/fault.cc ucx_plugin/fault.h \
+	ucx_plugin/run/fault.cc ucx_plugin/run/fault.h \
 	ucx_plugin/load/policy.cc ucx_plugin/load/policy.h \
 	ucx_plugin/load/library_path.cc ucx_plugin/load/library_path.h \
-	ucx_plugin/runtime_api.cc ucx_plugin/runtime_api.h
+	ucx_plugin/run/runtime_api.cc ucx_plugin/run/runtime_api.h
 libucx_ifunc_la_CPPFLAGS = $(PLUGIN_CPPFLAGS)
 # The common utilities go into libucx_ifunc (one knob registry per process):
 # the layers above use them from there.

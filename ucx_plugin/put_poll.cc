@@ -9,8 +9,8 @@
 #include "put_poll.h"
 
 #include "xrdma_common/bytes.h"
-#include "context.h"
-#include "fault.h"
+#include "run/context.h"
+#include "run/fault.h"
 #include "xrdma_common/log.h"
 
 #include <algorithm>

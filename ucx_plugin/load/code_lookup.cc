@@ -2,7 +2,7 @@
 // arrived invocation, a put-and-poll frame, a local run): refuse a
 // quarantined image, find the code in the cache or load it from the bytes
 // that came with the call, and resolve the entry.
-#include "context.h"
+#include "run/context.h"
 
 #include "xrdma_common/log.h"
 

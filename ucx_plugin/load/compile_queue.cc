@@ -3,7 +3,7 @@
 
 #include "load/code_cache.h"
 #include "xrdma_common/config.h"
-#include "context.h"
+#include "run/context.h"
 #include "load/loader_jit.h"
 #include "xrdma_common/log.h"
 

@@ -39,7 +39,7 @@
 #include "load/library_path.h"
 #include "xrdma_common/log.h"
 #include "load/policy.h"
-#include "runtime_api.h"
+#include "run/runtime_api.h"
 #include "image/sha256.h"
 #include "xrdma_config.h"
 

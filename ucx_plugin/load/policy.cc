@@ -4,7 +4,7 @@
 #include "xrdma_common/config.h"
 #include "xrdma_common/file.h"
 #include "xrdma_common/log.h"
-#include "runtime_api.h"
+#include "run/runtime_api.h"
 
 #include <algorithm>
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
 // target. Nothing depends on both sides agreeing: an index the target does
 // not know (or whose image left its cache) is answered "need bind" and the
 // sender resends in full.
-#include "context.h"
+#include "run/context.h"
 
 #include <cstring>
 

@@ -32,8 +32,8 @@
 // credit stored at once (ring_take()).
 #include "wire/ring.h"
 
-#include "arrive.h"
-#include "context.h"
+#include "run/arrive.h"
+#include "run/context.h"
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "xrdma_common/hot.h"

@@ -1,9 +1,9 @@
 // Sending: invocations, replies, batched acknowledgements and "need code"
 // answers, each through transmit() (the immediate-send heuristic and the
 // pooled send buffers); and which peer was sent which image.
-#include "context.h"
+#include "run/context.h"
 
-#include "fault.h"
+#include "run/fault.h"
 #include "wire/ring.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"

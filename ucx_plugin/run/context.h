@@ -3,10 +3,10 @@
 
 #include "xrdma_common/bytes.h"
 #include "load/code_cache.h"
-#include "fault.h"
+#include "run/fault.h"
 #include "xrdma_common/free_list.h"
 #include "image/image.h"
-#include "pending.h"
+#include "run/pending.h"
 #include "ucx_ifunc.h"
 #include "wire/wire.h"
 #include "xrdma_ifunc.h"

@@ -1,4 +1,4 @@
-#include "runtime_api.h"
+#include "run/runtime_api.h"
 
 #include "ucx_ifunc.h"
 #include "xrdma_ifunc.h"

@@ -2,13 +2,13 @@
 // The rest of a context's work lives by concept: send.cc (sending),
 // receive.cc (AM receive, queueing, progress), dispatch.cc (guarded dispatch,
 // quarantine), target.cc and origin.cc (the two sides of an invocation).
-#include "context.h"
+#include "run/context.h"
 
 #include "load/compile_queue.h"
 #include "wire/ring.h"
 
 #include "xrdma_common/config.h"
-#include "fault.h"
+#include "run/fault.h"
 #include "xrdma_common/free_list.h"
 #include "xrdma_common/log.h"
 #include "image/sha256.h"

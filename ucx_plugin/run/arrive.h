@@ -5,7 +5,7 @@
 // and the handling.
 #pragma once
 
-#include "context.h"
+#include "run/context.h"
 
 #include <cstddef>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Origin side: registering images, invoking them, and handling replies
 // (including "need code" answers, from targets and from forward hops).
-#include "context.h"
+#include "run/context.h"
 #include "load/loader_native.h"
 #include "load/policy.h"
 

@@ -1,6 +1,6 @@
-#include "fault.h"
+#include "run/fault.h"
 
-#include "context.h"
+#include "run/context.h"
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"

@@ -1,11 +1,11 @@
 // Target side: run an arrived invocation, then reply to the origin or
 // forward it; and the runtime API the injected code calls (xrdma_*).
-#include "context.h"
+#include "run/context.h"
 
 #include "load/compile_queue.h"
 #include "wire/ring.h"
 #include "xrdma_common/config.h"
-#include "fault.h"
+#include "run/fault.h"
 #include "xrdma_common/log.h"
 #include "xrdma_common/hot.h"
 

@@ -2,12 +2,12 @@
 // right in the handler when nothing waits before it, else it is queued with
 // its own copy, large ones fetched by rendezvous), the queue of every context
 // of a worker, and ucx_ifunc_progress().
-#include "context.h"
+#include "run/context.h"
 
-#include "arrive.h"
+#include "run/arrive.h"
 #include "load/compile_queue.h"
 
-#include "fault.h"
+#include "run/fault.h"
 #include "wire/ring.h"
 #include "xrdma_common/cpu.h"
 #include "xrdma_common/free_list.h"

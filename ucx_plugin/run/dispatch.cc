@@ -4,9 +4,9 @@
 // on a fault), one at a time per thread; here, the dispatch without a hook,
 // the quarantine of an image whose code faulted or ran past its time, and
 // what came of a call.
-#include "context.h"
+#include "run/context.h"
 
-#include "fault.h"
+#include "run/fault.h"
 #include "xrdma_common/log.h"
 
 using namespace xrdma;

@@ -9,7 +9,7 @@
 //               the harness's selector byte (tests/fuzz/harness.h).
 #include "harness.h"
 #include "image/image.h"
-#include "put_poll.h"
+#include "compat/put_poll.h"
 #include "wire/wire.h"
 
 #include <cstdio>

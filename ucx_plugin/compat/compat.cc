@@ -7,10 +7,10 @@
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
 #include "run/context.h"
-#include "frame_watch.h"
+#include "compat/frame_watch.h"
 #include "load/loader_jit.h"
 #include "xrdma_common/log.h"
-#include "put_poll.h"
+#include "compat/put_poll.h"
 #include "wire/wire.h"
 
 #include <ucs/config/parser.h>

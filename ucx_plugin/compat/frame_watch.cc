@@ -1,5 +1,5 @@
 // An origin reads back the slot of a frame it sent (frame_watch.h).
-#include "frame_watch.h"
+#include "compat/frame_watch.h"
 
 #include "wire/wire.h"
 

@@ -6,7 +6,7 @@
 // the origin maps the target's memory it writes the frame with its own
 // stores, the ready word last (kFrameStored): the target then sees a whole
 // frame and copies only its header and payload.
-#include "put_poll.h"
+#include "compat/put_poll.h"
 
 #include "xrdma_common/bytes.h"
 #include "run/context.h"

@@ -11,7 +11,7 @@
 # both libraries (see install-exec-hook below), and an Open MPI with the
 # extension puts -lmpix_xrdma_core in its wrappers' flags
 # (ompi_ext/xrdma/configure.m4).
-MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c \
+MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/include -I$(top_srcdir)/ompi_ext/xrdma/c \
 	-I$(top_srcdir)/ompi_ext/xrdma/core $(MPI_CPPFLAGS) $(HWLOC_CFLAGS) -DOMPI_SKIP_MPICXX=1
 
 lib_LTLIBRARIES += libmpix_xrdma_core.la libmpix_xrdma.la
@@ -56,10 +56,13 @@ libmpix_xrdma_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 libmpix_xrdma_la_LIBADD = libmpix_xrdma_core.la $(MPI_LIBS)
 libmpix_xrdma_la_LDFLAGS = -version-info 0:0:0
 
-# Only the public API is installed. xrdma_mpi.h, the core's C interface to
+# Only the public API is installed: the MPIX_* functions' headers, and the
+# MPI layer's runtime API for ifuncs (include/xrdma_ifunc.h, over the
+# plugin's <ucx_ifunc/runtime.h>). xrdma_mpi.h, the core's C interface to
 # the MPIX_* entry points, lives beside them in ompi_ext/xrdma/c: an Open MPI
 # built with the extension compiles it from that folder, not from an install.
-include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h
+include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h \
+	ompi_ext/xrdma/include/xrdma_ifunc.h
 pkgconfig_DATA += ompi_ext/mpix-xrdma.pc
 EXTRA_DIST += ompi_ext/xrdma/configure.m4 ompi_ext/xrdma/Makefile.am \
 	ompi_ext/xrdma/c/Makefile.am

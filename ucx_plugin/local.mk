@@ -26,9 +26,9 @@ libucx_ifunc_la_LIBADD = libxrdma_common.la $(UCX_LIBS) $(CRYPTO_LIBS) -ldl -lrt
 # interposed; the MPI_ interposers are in libmpix_xrdma_core).
 libucx_ifunc_la_LDFLAGS = -version-info 0:0:0 -Wl,-Bsymbolic-functions
 
-include_HEADERS += ucx_plugin/include/ucx_ifunc.h ucx_plugin/include/xrdma_ifunc.h
+include_HEADERS += ucx_plugin/include/ucx_ifunc.h
 ucx_ifunc_includedir = $(includedir)/ucx_ifunc
-ucx_ifunc_include_HEADERS = ucx_plugin/include/ucx_ifunc/ucp_compat.h
+ucx_ifunc_include_HEADERS = ucx_plugin/include/ucx_ifunc/ucp_compat.h ucx_plugin/include/ucx_ifunc/runtime.h
 pkgconfig_DATA += ucx_plugin/ucx-ifunc.pc
 
 # The bitcode loader (LLVM ORC LLJIT) is a module of its own, loaded by

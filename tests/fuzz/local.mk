@@ -81,7 +81,7 @@ tests/fuzz/seeds.stamp: tests/fuzz/make_seeds$(EXEEXT) $(TEST_IFUNC_IMAGES) $(sr
 	printf 'V1 { global: pick; count_calls; __xrdma_entry_*; local: *; };\n' > tests/fuzz/seed.map && \
 	for v in $(FUZZ_ELF_VARIANTS); do \
 	  name=$${v%%:*}; flags=`echo "$${v#*:}" | sed 's/,-W/ -W/g'`; \
-	  $(CLANG) -shared -nostartfiles -fPIC -fvisibility=hidden -O2 -I$(top_srcdir)/ucx_plugin/include $$flags \
+	  $(CLANG) -shared -nostartfiles -fPIC -fvisibility=hidden -O2 $(IFUNC_CPPFLAGS) $$flags \
 	    -o tests/fuzz/seeds/elf/relocs-$$name.so $(srcdir)/tests/fuzz/seed_relocs.c 2>/dev/null || \
 	    echo "  (no ELF seed relocs-$$name: $(CLANG) $$flags failed)"; \
 	done && touch $@

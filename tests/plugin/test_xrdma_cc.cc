@@ -29,6 +29,8 @@ std::string env_or(const char *name, const char *fallback)
 std::string builddir() { return env_or("XRDMA_TEST_BUILDDIR", "."); }
 std::string srcdir() { return env_or("XRDMA_TEST_SRCDIR", "."); }
 std::string xrdma_cc() { return builddir() + "/tools/xrdma-cc"; }
+// The sources below call the plugin's runtime functions only: its header,
+// <ucx_ifunc/runtime.h>, is all they include.
 std::string include_flag() { return "-I" + srcdir() + "/ucx_plugin/include"; }
 
 std::string slurp(const std::string &path)
@@ -154,7 +156,7 @@ protected:
 };
 
 const char kTwoEntries[] =
-    "#include <xrdma_ifunc.h>\n"
+    "#include <ucx_ifunc/runtime.h>\n"
     "static int twice(int x) { return 2 * x; }\n"
     "XRDMA_IFUNC(first) { (void)ctx; (void)args; return twice((int)args_size) != 0; }\n"
     "XRDMA_IFUNC(second) { return xrdma_reply(ctx, args, args_size); }\n";
@@ -229,10 +231,10 @@ TEST_F(XrdmaCc, DefaultOutputName)
 TEST_F(XrdmaCc, CxxAndMixedSources)
 {
     write("v.cc",
-          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "#include <ucx_ifunc/runtime.h>\n#include <vector>\n"
           "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
           "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
-    write("c.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { (void)ctx; (void)args; return (int)args_size; }\n");
+    write("c.c", "#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(plain) { (void)ctx; (void)args; return (int)args_size; }\n");
     Outcome r = xcc({include_flag(), "v.cc", "-o", "v.xfn"});
     ASSERT_EQ(r.status, 0) << errors_of(r);
     EXPECT_EQ(entries_of("v.xfn"), std::vector<std::string>{"vec"});
@@ -245,7 +247,7 @@ TEST_F(XrdmaCc, CxxAndMixedSources)
 TEST_F(XrdmaCc, UserDefinesReachClang)
 {
     write("d.c",
-          "#include <xrdma_ifunc.h>\n#ifndef WANT\n#error WANT not defined\n#endif\n"
+          "#include <ucx_ifunc/runtime.h>\n#ifndef WANT\n#error WANT not defined\n#endif\n"
           "#if WANT == 2\nXRDMA_IFUNC(two) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n"
           "#ifdef ALSO\nXRDMA_IFUNC(also) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n");
     Outcome r = xcc({include_flag(), "-D", "WANT=2", "-DALSO", "d.c"});
@@ -279,7 +281,7 @@ TEST_F(XrdmaCc, NoEntryFailsClearly)
 
 TEST_F(XrdmaCc, SyntaxErrorFails)
 {
-    write("bad.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(f) { return ; \n");
+    write("bad.c", "#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(f) { return ; \n");
     Outcome r = xcc({include_flag(), "bad.c"});
     EXPECT_EQ(r.status, 1) << errors_of(r);
     EXPECT_NE(r.err.find("error"), std::string::npos) << "clang's diagnostics are visible: " << r.err;
@@ -361,7 +363,7 @@ TEST_F(XrdmaCc, ShowmeBitcodeCommands)
 TEST_F(XrdmaCc, PartsMustAgreeOnEntries)
 {
     write("arch.c",
-          "#include <xrdma_ifunc.h>\n"
+          "#include <ucx_ifunc/runtime.h>\n"
           "XRDMA_IFUNC(common) { (void)ctx; (void)args; return (int)args_size; }\n"
           "#ifdef __aarch64__\nXRDMA_IFUNC(arm_only) { (void)ctx; (void)args; return 0; }\n#endif\n");
     Outcome r = xcc({include_flag(), "arch.c", "-o", "arch.xfn"});

@@ -12,7 +12,7 @@
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
 #include "xrdma_config.h"
-#include "xrdma_ifunc.h"
+#include "ucx_ifunc/runtime.h"
 
 #include <cerrno>
 #include <csignal>

@@ -9,7 +9,7 @@
 #include "run/pending.h"
 #include "ucx_ifunc.h"
 #include "wire/wire.h"
-#include "xrdma_ifunc.h"
+#include "ucx_ifunc/runtime.h"
 
 #include <cstdint>
 #include <deque>

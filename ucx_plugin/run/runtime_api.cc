@@ -1,7 +1,7 @@
 #include "run/runtime_api.h"
 
 #include "ucx_ifunc.h"
-#include "xrdma_ifunc.h"
+#include "ucx_ifunc/runtime.h"
 
 #include <mutex>
 

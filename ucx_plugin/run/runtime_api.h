@@ -1,5 +1,5 @@
 // The runtime API injected code may call by name: the one table of it. The
-// plugin's own functions (xrdma_reply() ..., xrdma_ifunc.h) are in it from
+// plugin's own functions (xrdma_reply() ..., ucx_ifunc/runtime.h) are in it from
 // the start; a layer above adds its own with ucx_ifunc_register_runtime()
 // (e.g. window accessors). XRDMA_SYMBOLS=runtime allows every
 // name in it, and the bitcode loader binds each to its address here.

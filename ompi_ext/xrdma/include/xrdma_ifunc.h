@@ -1,6 +1,7 @@
 /**
  * @file xrdma_ifunc.h
- * @brief The runtime API that injected functions (ifuncs) call at the target.
+ * @brief The runtime API that injected functions (ifuncs) call at the target:
+ * the header an ifunc includes.
  *
  * An ifunc is written as
  * @code
@@ -11,88 +12,31 @@
  * resolved in the target process when the image is loaded there; the target
  * never had the ifunc's code installed.
  *
- * The plugin layer (libucx_ifunc) implements xrdma_reply(), xrdma_forward(),
- * xrdma_origin(), xrdma_rank(), xrdma_size(), xrdma_user_ptr() and
- * xrdma_log(). The MPI
- * layer (libmpix_xrdma) adds the window accessors xrdma_target(),
- * xrdma_incoming() and xrdma_win_base() (registered with the plugin through
- * ucx_ifunc_register_runtime(), ucx_ifunc(3)); an image that calls them can
- * only be loaded by a target that runs the MPI layer.
+ * Two layers implement them, each declaring its own:
+ * - <ucx_ifunc/runtime.h>, included here, is the plugin's (libucx_ifunc):
+ *   XRDMA_IFUNC, xrdma_ctx_t, xrdma_reply(), xrdma_forward(),
+ *   xrdma_origin(), xrdma_rank(), xrdma_size(), xrdma_user_ptr(),
+ *   xrdma_target_args() and xrdma_log(); an ifunc for the plugin alone
+ *   may include it instead of this header.
+ * - This header is the MPI layer's (libmpix_xrdma): the window accessors
+ *   xrdma_target(), xrdma_target_blocks(), xrdma_incoming() and
+ *   xrdma_win_base(), and streaming functions (XRDMA_STREAM,
+ *   xrdma_stream(), xrdma_stream_reply()), registered with the plugin
+ *   through ucx_ifunc_register_runtime() (ucx_ifunc(3)); an image that
+ *   calls them can only be loaded by a target that runs the MPI layer.
  */
 #ifndef XRDMA_IFUNC_H
 #define XRDMA_IFUNC_H
+
+#include <ucx_ifunc/runtime.h>
 
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
-#define XRDMA_IFUNC_LINKAGE extern "C"
-#else
-#define XRDMA_IFUNC_LINKAGE
 #endif
 
-/** Opaque per-invocation context handed to every ifunc entry. */
-typedef struct xrdma_ctx xrdma_ctx_t;
-
-/** Signature of an ifunc entry point. Non-zero return = failure at origin. */
-typedef int (*xrdma_ifunc_entry_t)(xrdma_ctx_t *ctx, const void *args,
-                                   size_t args_size);
-
-/**
- * Define an ifunc entry named @p name. The definition that follows has
- * `ctx`, `args` and `args_size` in scope. The marker symbol lets xrdma-cc
- * list the entries of an image without running any of its code.
- */
-#define XRDMA_IFUNC(name) XRDMA_IFUNC_DEFINE_(name)
-/* Indirection: a name that is itself a macro expands before it is pasted. */
-#define XRDMA_IFUNC_DEFINE_(name)                                             \
-    XRDMA_IFUNC_LINKAGE __attribute__((visibility("default"), used))          \
-    const char __xrdma_entry_##name[] = #name;                                 \
-    XRDMA_IFUNC_LINKAGE __attribute__((visibility("default")))                \
-    int name(xrdma_ctx_t *ctx, const void *args, size_t args_size)
-
-/**
- * Send @p bytes of @p buf to the origin as the reply of this invocation.
- * At most one reply per invocation, and not together with xrdma_forward().
- * @return 0 on success, a negative value on error (already replied, ...).
- */
-int xrdma_reply(xrdma_ctx_t *ctx, const void *buf, size_t bytes);
-
-/**
- * Run the same ifunc again at peer @p rank with new arguments; the rank that
- * finally does not forward replies straight to the original origin.
- * At most one forward per invocation, and not together with xrdma_reply().
- * @return 0 on success, a negative value on error (unknown rank, ...).
- */
-int xrdma_forward(xrdma_ctx_t *ctx, int rank, const void *args,
-                  size_t args_size);
-
-/** Rank of the process where this invocation started (the origin). */
-int xrdma_origin(xrdma_ctx_t *ctx);
-/** Rank of this (the executing) process. */
-int xrdma_rank(xrdma_ctx_t *ctx);
-/** Number of ranks known to this process (MPI: the window's group size). */
-int xrdma_size(xrdma_ctx_t *ctx);
-/** The user pointer the target gave its ifunc context (plugin layer). */
-void *xrdma_user_ptr(xrdma_ctx_t *ctx);
-/** Put-and-poll mode: the target_args the target passed to ucx_ifunc_poll(). */
-void *xrdma_target_args(xrdma_ctx_t *ctx);
-
-/**
- * Print one line (printf format) on the target's standard error, prefixed
- * with the target's rank and the entry's name:
- * "[xrdma rank R ifunc 'entry'] text". Allowed under the default symbol
- * policy. At most XRDMA_LOG_RATE lines a second per process (bursts of as
- * many); lines past it are dropped and the next printed line says how many.
- * @return 0 if printed, 1 if dropped by the rate limit, -1 on bad arguments.
- */
-int xrdma_log(xrdma_ctx_t *ctx, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* ---- MPI layer (libmpix_xrdma) ---- */
+/* ---- The operation's window memory ---- */
 /** Target region of this operation (at target_disp), its size in bytes. */
 void *xrdma_target(xrdma_ctx_t *ctx, size_t *bytes);
 /** Xput: the origin data that arrived with this operation. */

@@ -1,7 +1,5 @@
 #include "errors.h"
 
-#include "mpix_xrdma.h"
-
 #include <map>
 #include <mutex>
 

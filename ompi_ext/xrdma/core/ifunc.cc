@@ -5,7 +5,7 @@
 #include "errors.h"
 #include "runtime.h"
 #include "window.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include <cerrno>
 #include <cstring>
@@ -21,7 +21,7 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
 {
     errors_init();
     if (!ifunc || (path == nullptr && image == nullptr)) return report(MPI_ERR_ARG);
-    *ifunc = MPIX_IFUNC_NULL;
+    *ifunc = nullptr;
     auto f = std::make_unique<MPIX_Ifunc_s>();
     if (path) {
         // The limit a target applies: a larger image could never run anywhere.
@@ -54,13 +54,13 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
 extern "C" int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc)
 {
     if (!ifunc) return report(MPI_ERR_ARG);
-    if (*ifunc == MPIX_IFUNC_NULL) return MPI_SUCCESS;
+    if (*ifunc == nullptr) return MPI_SUCCESS;
     Runtime &rt = Runtime::get();
     {
         std::lock_guard<std::recursive_mutex> guard(rt.mu);
         windows_forget_ifunc(*ifunc);
     }
     delete *ifunc;
-    *ifunc = MPIX_IFUNC_NULL;
+    *ifunc = nullptr;
     return MPI_SUCCESS;
 }

@@ -12,7 +12,7 @@
 #include "stream.h"
 #include "window.h"
 #include "xrdma_ifunc.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 #include "xrdma_common/hot.h"
 
 #include <cstring>

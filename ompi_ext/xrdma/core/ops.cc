@@ -9,7 +9,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "window.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
@@ -404,7 +404,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         return err;
     };
     if (!w) return bad(MPI_ERR_WIN);
-    if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
+    if (ifunc == nullptr && op != XRDMA_OP_INVOKE) {
         // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
         // MPI's own argument checks and datatype support.
         lock.unlock();
@@ -418,7 +418,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     if (args_size < 0 || (args_size > 0 && !args)) return bad(MPI_ERR_ARG);
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (trank < 0 || trank >= w->size) return bad(MPI_ERR_RANK);
-    if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL) return bad(MPI_ERR_ARG);
+    if (op == XRDMA_OP_INVOKE && ifunc == nullptr) return bad(MPI_ERR_ARG);
     std::vector<Block> &blocks = blocks_scratch;
     blocks.clear();
     if (op != XRDMA_OP_INVOKE) {

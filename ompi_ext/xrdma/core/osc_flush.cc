@@ -3,7 +3,7 @@
 #include "osc_flush.h"
 
 #include "osc_table.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"

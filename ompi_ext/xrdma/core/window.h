@@ -5,8 +5,8 @@
 // X-operation, and node peers' memory is mapped when it is first used.
 #pragma once
 
+#include "core_api.h"
 #include "group.h"
-#include "mpix_xrdma.h"
 #include "node_local.h"
 #include "op_wire.h"
 #include "osc_flush.h"
@@ -31,6 +31,8 @@ struct MPIX_Ifunc_s {
     ucx_ifunc_h handle = nullptr;
     bool stays = false;
 };
+// The handle programs know as MPIX_Ifunc (mpiext_xrdma_c.h).
+typedef MPIX_Ifunc_s *MPIX_Ifunc;
 
 namespace xrdma::mpi {
 
@@ -84,7 +86,7 @@ struct Window {
     bool origin() const { return !pending.empty(); }
     // The function window_ifunc() returned last here (a stream of X-ops
     // names one): its handle and whether it stays.
-    MPIX_Ifunc last_ifunc = MPIX_IFUNC_NULL;
+    MPIX_Ifunc last_ifunc = nullptr;
     ucx_ifunc_h last_handle = nullptr;
     bool last_stays = false;
     // Node peers whose window memory may be mapped here (XRDMA_EXEC=auto,

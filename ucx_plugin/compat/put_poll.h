@@ -1,5 +1,10 @@
 // Frames of the put-and-poll mode, shared by the native API and the
 // published-API compatibility layer.
+// The origin writes a frame with one put, or where UCX maps the target
+// buffer with its own stores, the ready word last; the target runs a frame
+// for the code it ran last without a lookup, and a frame refused before it
+// ran leaves a refusal record in its slot (FrameRefusal, wire.h) for the
+// origin to read back (frame_watch.h).
 #pragma once
 
 #include "image/image.h"

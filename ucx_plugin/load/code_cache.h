@@ -1,6 +1,8 @@
 // Images a target has received, by hash, with their loaded code. Bounded
 // (XRDMA_CODE_CACHE_SIZE images, least recently used dropped): a dropped
 // image is asked for again with "need code".
+// Inserting an image picks the part to load (native for this host, else
+// bitcode) and loads it.
 #pragma once
 
 #include "image/image.h"

@@ -3,6 +3,9 @@
 //   runtime  the XRDMA runtime API and a safe libc subset (default);
 //   <file>   exactly the symbols listed in the file (one per line, # comments).
 // Checked against an image's imports before any of its code runs.
+// The imports also tell where an image's code may run: an import of target
+// state pins it to its target; one that travels on (a forward) means its
+// invocations do not end where they run.
 #pragma once
 
 #include "ucx_ifunc.h"

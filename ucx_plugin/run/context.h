@@ -1,4 +1,9 @@
 // Internal state of a ucx_ifunc context (origin and target sides).
+// And of one call (xrdma_ctx: what an ifunc's ctx points to; its header
+// fields are also the invocation's identity from hop to hop, invoke_id()),
+// the send memo of an entry (SendMemo: the endpoint used last and a few
+// others, so that a warm send looks nothing up), and the inline parts of
+// every dispatch (dispatch_entry(), run_chain()).
 #pragma once
 
 #include "xrdma_common/bytes.h"

@@ -1,5 +1,8 @@
 // Origin side: registering images, invoking them, and handling replies
 // (including "need code" answers, from targets and from forward hops).
+// Also whether an image's invocations end where they run
+// (ucx_ifunc_stays(): its native part imports nothing that travels on,
+// policy.h), which lets a layer above batch them.
 #include "run/context.h"
 #include "load/loader_native.h"
 #include "load/policy.h"

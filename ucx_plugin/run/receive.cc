@@ -2,6 +2,12 @@
 // right in the handler when nothing waits before it, else it is queued with
 // its own copy, large ones fetched by rendezvous), the queue of every context
 // of a worker, and ucx_ifunc_progress().
+// Where UCX gave no reply endpoint, the sender comes from the peer table:
+// by the rank an invocation carries (peers_by_rank) or an answer's
+// ReplyHdr names. Progress looks at the rings a little longer after a pass
+// that ran ring invocations (XRDMA_RING_LINGER), and between passes while a
+// caller waits for answers (ucx_ifunc_progress_wait(), XRDMA_RING_WAIT);
+// ucx_ifunc_set_spin() turns both off.
 #include "run/context.h"
 
 #include "run/arrive.h"

@@ -1,6 +1,10 @@
 // Sending: invocations, replies, batched acknowledgements and "need code"
 // answers, each through transmit() (the immediate-send heuristic and the
 // pooled send buffers); and which peer was sent which image.
+// Acknowledgements a target may hold until the origin asks for them
+// (UCX_IFUNC_INVOKE_LAZY_ACK: an ack request), the "need code" and "need
+// bind" answers (send_need()) and a sender's withdrawal of a resend it
+// cannot make (send_withdraw()) go out here too.
 #include "run/context.h"
 
 #include "run/fault.h"

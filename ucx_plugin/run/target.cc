@@ -1,5 +1,8 @@
 // Target side: run an arrived invocation, then reply to the origin or
 // forward it; and the runtime API the injected code calls (xrdma_*).
+// Where the answer goes is a Route; node-local runs (an invocation run in
+// this process on a node peer's mapped memory, ucx_ifunc_invoke_local())
+// take the same path.
 #include "run/context.h"
 
 #include "load/compile_queue.h"

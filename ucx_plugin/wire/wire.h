@@ -3,6 +3,14 @@
 // little-endian hosts are supported). The layout is documented here, field by
 // field; the image a message may carry is man xrdma-image(5), and the use of
 // put-and-poll frames is ucx_ifunc(3), "Put-and-poll frames".
+//
+// The messages: InvokeHdr (a full invocation, with the image unless the
+// peer has it), InvokeShortHdr (a warm one, by the index bound to its image
+// and entry: binding.cc), InvokeWithdrawHdr (a sender gives up a resend),
+// ReplyHdr (answers, a ReplyKind each), the ring's frames (ring.h) and the
+// put-and-poll FrameHdr, with FrameRefusal, the record a refused frame
+// leaves; and their checks (wire.cc), run before anything of a message is
+// used.
 #pragma once
 
 #include "image/image.h"

@@ -3,6 +3,9 @@
 // every process, so X-ops name it without a message); what an origin
 // needs per target (endpoints, X-ops in flight, errors) is made at its first
 // X-operation, and node peers' memory is mapped when it is first used.
+// Its life: window_setup() at creation (no message), origin_ready() at its
+// first X-op, window_complete() at each synchronisation call,
+// window_release() before MPI_Win_free and window_forget() after it.
 #pragma once
 
 #include "core_api.h"

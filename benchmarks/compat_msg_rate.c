@@ -24,7 +24,7 @@
  *          when head and tail are set, adds the payload, clears both.
  * Ratios are medians of the ratios of adjacent blocks (ifunc / plain; robust
  * to blocks in which another process had the core): rate >= 0.9x and
- * latency <= 1.3x are the targets (benchmarks/summary).
+ * latency <= 1.3x are the targets (benchmarks/drivers/summary).
  */
 #include "bench_common.h"
 #include "ucx_ifunc/ucp_compat.h"

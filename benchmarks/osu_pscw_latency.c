@@ -2,7 +2,7 @@
  * access epoch (MPI_Win_start), puts or gets, closes it (MPI_Win_complete);
  * rank 1 exposes its window (MPI_Win_post, MPI_Win_wait). No MPIX call: the
  * same source is built plain and with XRDMA linked (benchmarks/suite.mk), and
- * benchmarks/pscw-ratio runs the two in turn to show what linking costs.
+ * benchmarks/drivers/pscw-ratio runs the two in turn to show what linking costs.
  * Options: -b batches (default 21), -i iterations per batch (default 500),
  * --csv. Prints, per operation, the median over batches of the mean epoch. */
 #include <mpi.h>

@@ -1,5 +1,5 @@
-/* osu_xget_compile: does a target keep serving while it compiles bitcode?
- * (issue 15). 3 ranks, rank 0 the target. Each repetition makes a new window
+/* osu_xget_compile: does a target keep serving while it compiles bitcode
+ * (out of process)? 3 ranks, rank 0 the target. Each repetition makes a new window
  * (the target compiles the image again) and times
  *   quiet    rank 2: warm MPIX_Xget + MPI_Win_flush of 8 B to rank 0 (native
  *            image), nothing else going on;
@@ -12,7 +12,7 @@
  * Two modes alternate repetition by repetition in the same run: helper (the
  * compile helper, default: the target's progress never waits for it) and
  * inprocess (XRDMA_JIT_HELPER=none at rank 0: the compile runs inside the
- * target's progress, which is how every compile ran before issue 15).
+ * target's progress, which is how compiles ran before the compile helper).
  * Per mode: compile time (median), Xget latency during the compile (median,
  * worst) against the quiet one (median, worst) of the same run. A first
  * repetition per mode is reported apart ("first"): in it the target loads

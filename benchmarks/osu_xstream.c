@@ -1,4 +1,4 @@
-/* osu_xstream: a large reduction into a target region (issue 16). Rank 0
+/* osu_xstream: a large reduction into a target region. Rank 0
  * adds B bytes of doubles into rank 1's window, two ways, in the same run:
  *   xrdma  MPIX_Xput with a streaming function (osu_stream_add): the target
  *          adds each chunk as it arrives (XRDMA_STREAM_CHUNK), holding a few

@@ -1,7 +1,7 @@
 # The OSU-style X-RDMA benchmark suite (`make bench`): MPI programs on the
 # MPIX API, each measuring its MPI and plain-UCP baselines in the same run.
-# benchmarks/run-bench runs them all over shared memory and TCP, writes CSV,
-# charts (benchmarks/plot) and the table of targets (benchmarks/summary).
+# benchmarks/drivers/run-bench runs them all over shared memory and TCP, writes CSV,
+# charts (benchmarks/drivers/plot) and the table of targets (benchmarks/drivers/summary).
 OSU_BENCH_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
 # The core (PMPI interposition) first, ahead of libmpi: see ompi_ext/local.mk.
 OSU_BENCH_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la libucx_ifunc.la $(UCX_LIBS) $(MPI_LIBS)
@@ -56,7 +56,7 @@ benchmarks_osu_xinvoke_cold_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xinvoke_cold_DEPENDENCIES = $(COLD_IMAGES)
 
 # Warm Xgets from one rank during another rank's cold 1 MiB bitcode compile
-# at the same target (issue 15), 3 ranks.
+# at the same target, 3 ranks.
 noinst_PROGRAMS += benchmarks/osu_xget_compile
 benchmarks_osu_xget_compile_SOURCES = benchmarks/osu_xget_compile.c $(OSU_BENCH_HDRS)
 benchmarks_osu_xget_compile_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
@@ -65,7 +65,7 @@ benchmarks_osu_xget_compile_LDFLAGS = -no-install
 EXTRA_benchmarks_osu_xget_compile_DEPENDENCIES = benchmarks/cold_bitcode_1m.xfn benchmarks/osu_ifuncs.xfn
 
 # A large reduction into a target region: streaming MPIX_Xput against
-# MPI_Put plus the target's combine loop, and the target's extra memory (issue 16).
+# MPI_Put plus the target's combine loop, and the target's extra memory.
 noinst_PROGRAMS += benchmarks/osu_xstream
 benchmarks_osu_xstream_SOURCES = benchmarks/osu_xstream.c benchmarks/bench_common.h
 benchmarks_osu_xstream_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
@@ -75,7 +75,7 @@ EXTRA_benchmarks_osu_xstream_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 
 # Which way a small message reaches a peer fastest in plain UCX (active
 # message, ucp_put_nbx + poll, stores through ucp_rkey_ptr): the measurement
-# behind the plugin's rings (issue 14).
+# behind the plugin's rings.
 noinst_PROGRAMS += benchmarks/ucp_path_probe
 benchmarks_ucp_path_probe_SOURCES = benchmarks/ucp_path_probe.c benchmarks/bench_common.h
 benchmarks_ucp_path_probe_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
@@ -133,7 +133,7 @@ benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode $(IFUNC_CPPFLAGS) -o $@ $<
 
 # PSCW latency of plain MPI RMA, built plain and with XRDMA linked (the same
-# source): benchmarks/pscw-ratio runs the two in turn; linking XRDMA must not
+# source): benchmarks/drivers/pscw-ratio runs the two in turn; linking XRDMA must not
 # slow a program that makes no X-op.
 PSCW_PROGS = benchmarks/osu_pscw_latency_plain benchmarks/osu_pscw_latency_xrdma
 noinst_PROGRAMS += $(PSCW_PROGS)
@@ -145,26 +145,29 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/pscw-ratio benchmarks/linked-ratio benchmarks/progress-thread-ratio benchmarks/knob-ratio
+EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c
 CLEANFILES += $(BENCH_SUITE_IMAGES)
 
-# `make bench`: the whole suite over shm and tcp (benchmarks/run-bench), CSV
-# and logs in $(BENCH_OUT), then the charts (make plot) and the table of
-# targets (benchmarks/summary). `make plot` alone redraws the charts.
+# `make bench`: the whole suite over shm and tcp (benchmarks/drivers/run-bench), CSV,
+# logs and what the machine was (machine.txt) in $(BENCH_OUT), then the
+# charts (make plot), the table of targets (benchmarks/drivers/summary) and
+# $(BENCH_OUT)/REPORT.md (make bench-report, benchmarks/drivers/report).
+# `make plot` alone redraws the charts, `make bench-report` the report.
 BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
 	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT)) \
 	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/compat_msg_rate$(EXEEXT)
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES) benchmarks/compat_inc.so
-	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/drivers/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
 	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \
-	python3 $(srcdir)/benchmarks/summary $(BENCH_OUT) || rc=1; \
+	python3 $(srcdir)/benchmarks/drivers/summary $(BENCH_OUT) || rc=1; \
 	python3 $(srcdir)/apps/summary $(APPS_OUT) || rc=1; \
+	$(MAKE) $(AM_MAKEFLAGS) bench-report || rc=1; \
 	exit $$rc
 # (The applications' table, apps/summary, from the last `make bench-apps`:
 # `make bench` does not run them.)
@@ -173,8 +176,10 @@ plot-tools:
 	  apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || \
 	  { apt-get update -q >/dev/null && apt-get install -y -q gnuplot-nox >/dev/null; }; }
 plot: plot-tools
-	@python3 $(srcdir)/benchmarks/plot $(BENCH_OUT)
+	@python3 $(srcdir)/benchmarks/drivers/plot $(BENCH_OUT)
 	@python3 $(srcdir)/apps/plot $(APPS_OUT)
+bench-report:
+	@python3 $(srcdir)/benchmarks/drivers/report $(BENCH_OUT) $(APPS_OUT)
 # `make bench-profile`: instructions per pointer-chase hop, from callgrind
 # (at a target that receives it as a message, against the predeployed AM
 # handler; and run at the origin by node-local execution).
@@ -182,14 +187,16 @@ plot: plot-tools
 # (apps/profile-apps, into $(APPS_OUT)/profile.csv; apps/hpcc/profile,
 # into hpcc-profile.csv).
 bench-profile: benchmarks/xrdma_pointer_chase$(EXEEXT) $(CHASE_IMAGES) apps
-	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/profile-hop $(abs_builddir) $(abs_srcdir)
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/drivers/profile-hop $(abs_builddir) $(abs_srcdir)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/apps/profile-apps $(abs_builddir) $(abs_srcdir) $(APPS_OUT)
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/apps/hpcc/profile $(abs_builddir) $(abs_srcdir) $(APPS_OUT)
-.PHONY: bench plot plot-tools bench-profile
-EXTRA_DIST += benchmarks/run-bench benchmarks/plot benchmarks/summary benchmarks/profile-hop benchmarks/code-footprint benchmarks/hop-batching
+.PHONY: bench plot plot-tools bench-report bench-profile
+EXTRA_DIST += benchmarks/drivers/run-bench benchmarks/drivers/record-machine benchmarks/drivers/plot \
+	benchmarks/drivers/summary benchmarks/drivers/report benchmarks/drivers/profile-hop \
+	benchmarks/drivers/code-footprint benchmarks/drivers/hop-batching
 
 # What X-operations cost per rank as a job grows (`make bench-scale`,
-# benchmarks/run-scale): memory, descriptors, segments, set-up time, against
+# benchmarks/drivers/run-scale): memory, descriptors, segments, set-up time, against
 # the same program with MPI_Accumulate.
 noinst_PROGRAMS += benchmarks/scale
 benchmarks_scale_SOURCES = benchmarks/scale.c
@@ -200,15 +207,18 @@ EXTRA_benchmarks_scale_DEPENDENCIES = benchmarks/osu_ifuncs.xfn
 # Its results go beside make bench's (BENCH_OUT): make bench's table shows
 # them when they are there, and make plot draws their chart.
 bench-scale: benchmarks/scale$(EXEEXT) benchmarks/osu_ifuncs.xfn
-	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/run-scale $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
+	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/drivers/run-scale $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
 	$(MAKE) $(AM_MAKEFLAGS) plot || rc=1; \
+	$(MAKE) $(AM_MAKEFLAGS) bench-report || rc=1; \
 	exit $$rc
 .PHONY: bench-scale
-EXTRA_DIST += benchmarks/run-scale
+EXTRA_DIST += benchmarks/drivers/run-scale
+# The committed run: its CSV files, charts and REPORT.md (README.md links them).
+EXTRA_DIST += benchmarks/results
 
 # What a window costs to make and free, plain and with XRDMA linked
-# (benchmarks/linked-ratio runs the two in turn): XRDMA's set-up waits for a
+# (benchmarks/drivers/linked-ratio runs the two in turn): XRDMA's set-up waits for a
 # window's first X-op.
 WINCOST_PROGS = benchmarks/wincost_plain benchmarks/wincost_xrdma
 noinst_PROGRAMS += $(WINCOST_PROGS)

@@ -2,7 +2,7 @@
  * no X-operation: MPI_Win_create + MPI_Win_free of a 64 KiB buffer, and
  * MPI_Win_allocate + MPI_Win_free of 64 KiB, each timed over a batch of
  * iterations (batches of --iters, --batches of them, the first a warm-up).
- * Built twice, plain and with XRDMA linked; benchmarks/linked-ratio runs the
+ * Built twice, plain and with XRDMA linked; benchmarks/drivers/linked-ratio runs the
  * two in turn and reports the ratio (a linked program cannot also run
  * unlinked in one process). --csv: per operation the median over batches of
  * the mean time per create + free. */

@@ -225,7 +225,7 @@ static int x_chase(MPI_Win win, MPIX_Ifunc f, const uint64_t *base, uint64_t npr
 
 /* Polls with nothing to do (--idle-polls): what an empty progress pass
  * costs, the X-RDMA layer's and the bare UCP worker's (counted by callgrind
- * in benchmarks/profile-hop). Not inlined: callgrind collects inside them. */
+ * in benchmarks/drivers/profile-hop). Not inlined: callgrind collects inside them. */
 __attribute__((noinline)) static void idle_xrdma_polls(long k)
 {
     for (long i = 0; i < k; ++i) MPIX_Xprogress();
@@ -279,7 +279,7 @@ static void usage(FILE *f)
             "                     beside this program)\n"
             "      --idle-polls K after the chases, every rank polls K times with nothing\n"
             "                     to do: MPIX_Xprogress (idle_xrdma_polls), then the AM\n"
-            "                     handler's worker (idle_am_polls), for benchmarks/profile-hop\n"
+            "                     handler's worker (idle_am_polls), for benchmarks/drivers/profile-hop\n"
             "      --csv          CSV instead of the table\n"
             "  -h, --help         this text\n");
 }

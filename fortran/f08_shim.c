@@ -5,23 +5,33 @@
  * integers inside mpi_f08's derived types (MPI_VAL); these functions turn
  * both into what the C API takes (an address and a byte count, MPI_Win_f2c
  * and friends) and return the C API's error code. A buffer that is not
- * contiguous is refused with MPI_ERR_BUFFER: the C API takes an address and
- * a datatype, and a strided array section has no single address that means
- * it (describe such data with a datatype over a contiguous array instead). */
+ * contiguous is refused with MPI_ERR_BUFFER ("... must be contiguous"): the C
+ * API takes an address and a datatype, and a strided array section has no
+ * single address that means it (describe such data with a datatype over a
+ * contiguous array instead). */
 #include <ISO_Fortran_binding.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "mpix_xrdma.h"
+#include "xrdma_mpi.h"
 
 /* Address and byte size of @p d (NULL, 0 for an absent optional argument),
- * or MPI_ERR_BUFFER when it is not contiguous. */
-static int buffer_of(const CFI_cdesc_t *d, void **addr, size_t *bytes)
+ * or an MPI_ERR_BUFFER code saying that @p call's @p what must be
+ * contiguous. */
+static int buffer_of(const CFI_cdesc_t *d, const char *call, const char *what, void **addr, size_t *bytes)
 {
     *addr = NULL;
     *bytes = 0;
     if (!d) return MPI_SUCCESS;
-    if (d->rank > 0 && !CFI_is_contiguous(d)) return MPI_ERR_BUFFER;
+    if (d->rank > 0 && !CFI_is_contiguous(d)) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s: %s must be contiguous (a strided array section has no single address)",
+                 call, what);
+        return xrdma_mpi_error_code(MPI_ERR_BUFFER, msg);
+    }
     size_t n = d->elem_len;
     for (CFI_rank_t r = 0; r < d->rank; ++r) n *= (size_t)d->dim[r].extent;
     *addr = d->base_addr;
@@ -30,12 +40,17 @@ static int buffer_of(const CFI_cdesc_t *d, void **addr, size_t *bytes)
 }
 
 /* The args of an X-operation: at most INT_MAX bytes (the C API's int). */
-static int args_of(const CFI_cdesc_t *d, void **addr, int *size)
+static int args_of(const CFI_cdesc_t *d, const char *call, void **addr, int *size)
 {
     size_t bytes;
-    int rc = buffer_of(d, addr, &bytes);
+    int rc = buffer_of(d, call, "args", addr, &bytes);
     if (rc != MPI_SUCCESS) return rc;
-    if (bytes > (size_t)0x7fffffff) return MPI_ERR_ARG;
+    if (bytes > (size_t)INT_MAX) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%s: args is %zu bytes, past the limit of %d bytes (the C API's int args_size)",
+                 call, bytes, INT_MAX);
+        return xrdma_mpi_error_code(MPI_ERR_ARG, msg);
+    }
     *size = (int)bytes;
     return MPI_SUCCESS;
 }
@@ -57,8 +72,9 @@ static int xfer(int get, const CFI_cdesc_t *origin, int origin_count, MPI_Fint o
     size_t bytes;
     int asize;
     MPI_Win w = MPI_Win_f2c(win);
-    int rc = buffer_of(origin, &buf, &bytes);
-    if (rc == MPI_SUCCESS) rc = args_of(args, &a, &asize);
+    const char *call = get ? (request ? "MPIX_Rxget" : "MPIX_Xget") : (request ? "MPIX_Rxput" : "MPIX_Xput");
+    int rc = buffer_of(origin, call, "origin_addr", &buf, &bytes);
+    if (rc == MPI_SUCCESS) rc = args_of(args, call, &a, &asize);
     if (rc != MPI_SUCCESS) return refuse(w, rc);
     MPI_Datatype ot = MPI_Type_f2c(origin_type), tt = MPI_Type_f2c(target_type);
     if (!request)
@@ -93,7 +109,7 @@ int xrdma_f08_xinvoke(MPIX_Ifunc ifunc, const CFI_cdesc_t *args, int target_rank
     void *a;
     int asize;
     MPI_Win w = MPI_Win_f2c(win);
-    int rc = args_of(args, &a, &asize);
+    int rc = args_of(args, request ? "MPIX_Rxinvoke" : "MPIX_Xinvoke", &a, &asize);
     if (rc != MPI_SUCCESS) return refuse(w, rc);
     if (!request) return MPIX_Xinvoke(ifunc, a, asize, target_rank, w);
     MPI_Request r = MPI_REQUEST_NULL;
@@ -106,7 +122,7 @@ int xrdma_f08_ifunc_load_mem(const CFI_cdesc_t *image, const char *name, MPIX_If
 {
     void *bytes_at;
     size_t bytes;
-    int rc = buffer_of(image, &bytes_at, &bytes);
-    if (rc != MPI_SUCCESS) return rc;
+    int rc = buffer_of(image, "MPIX_Ifunc_load_mem", "image", &bytes_at, &bytes);
+    if (rc != MPI_SUCCESS) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, rc), rc;
     return MPIX_Ifunc_load_mem(bytes_at, bytes, name, ifunc);
 }

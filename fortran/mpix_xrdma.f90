@@ -153,7 +153,9 @@ contains
   end subroutine
 
   !> origin data -> target region, combined there by ifunc (MPIX_Xput(3)).
-  !> args: any contiguous array or scalar, sent as its bytes (absent: none).
+  !> args: any contiguous array or scalar, sent as its bytes (absent: none);
+  !> f08_shim.c refuses a strided one ("args must be contiguous") and one past
+  !> the C API's int args_size (the message says the limit).
   subroutine MPIX_Xput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
                        target_count, target_datatype, ifunc, args, win, ierror)
     type(*), dimension(..), intent(in), asynchronous :: origin_addr

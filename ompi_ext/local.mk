@@ -76,9 +76,21 @@ EXTRA_DIST += ompi_ext/xrdma/configure.m4 ompi_ext/xrdma/Makefile.am \
 # `cc app.c -lmpix_xrdma` must make both libraries direct dependencies, the
 # core first (a dependency of a dependency is searched after libmpi): the
 # development link libmpix_xrdma.so becomes a linker script, as libc.so is.
+# With the linker's --as-needed (Debian's default) a library in it is kept
+# only when something linked before it refers to it, so the script names an
+# object first that refers to the core (ompi_ext/link_anchor.c), installed in
+# $(libdir)/xrdma. Compiled without $(CFLAGS): a sanitizer build's flags
+# would make every program that links it need the sanitizer's runtime.
+xrdmalinkexecdir = $(libdir)/xrdma
+xrdmalinkexec_DATA = ompi_ext/link_core.o
+ompi_ext/link_core.o: $(srcdir)/ompi_ext/link_anchor.c
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(CC) -fPIC -O2 -c -o $@ $(srcdir)/ompi_ext/link_anchor.c
+CLEANFILES += ompi_ext/link_core.o
+EXTRA_DIST += ompi_ext/link_anchor.c
 install-exec-hook: install-mpix-xrdma-ldscript
 install-mpix-xrdma-ldscript:
 	rm -f $(DESTDIR)$(libdir)/libmpix_xrdma.so
-	printf '%s\n' '/* GNU ld script: the XRDMA core (PMPI interposition) before the MPIX_* entry points, both before libmpi. */' \
-	  'INPUT(libmpix_xrdma_core.so.0 libmpix_xrdma.so.0)' > $(DESTDIR)$(libdir)/libmpix_xrdma.so
+	printf '%s\n' '/* GNU ld script: the XRDMA core (PMPI interposition) before the MPIX_* entry points, both before libmpi;' \
+	  '   xrdma/link_core.o refers to the core, which keeps it with --as-needed. */' \
+	  'INPUT(xrdma/link_core.o libmpix_xrdma_core.so.0 libmpix_xrdma.so.0)' > $(DESTDIR)$(libdir)/libmpix_xrdma.so
 .PHONY: install-mpix-xrdma-ldscript

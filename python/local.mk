@@ -8,10 +8,11 @@
 XRDMA_PY_SOURCES = python/xrdma/__init__.py python/xrdma/_lib.py python/xrdma/_interpreter.py \
 	python/xrdma/_elf.py python/xrdma/errors.py python/xrdma/raised.py python/xrdma/ifunc.py \
 	python/xrdma/ops.py python/xrdma/image.py python/xrdma/rt.py python/xrdma/compiler.py \
-	python/xrdma/fingerprint.py python/xrdma/cache.py python/xrdma/knobs.py
-# benchmarks/py-first-call: the first call of a Python function on a node's
-# ranks, with and without the compile cache (README).
-EXTRA_DIST += $(XRDMA_PY_SOURCES) examples/py_pointer_chase.py benchmarks/py-first-call
+	python/xrdma/fingerprint.py python/xrdma/cache.py python/xrdma/knobs.py \
+	python/xrdma/_uncaught.py
+# benchmarks/drivers/py-first-call: the first call of a Python function on a node's
+# ranks, with and without the compile cache (docs/guide/2-shipping.md).
+EXTRA_DIST += $(XRDMA_PY_SOURCES) examples/py_pointer_chase.py benchmarks/drivers/py-first-call
 if XRDMA_PYTHON
 xrdmapydir = $(pythondir)/xrdma
 xrdmapy_DATA = $(XRDMA_PY_SOURCES)

@@ -100,6 +100,7 @@ struct Options {
     std::string c_array;  // --c-array=NAME: C source instead of an image file
     bool emit_native = true, emit_bitcode = true;
     std::vector<std::string> targets;  // bitcode triples; default: host, aarch64
+    bool targets_given = false;        // --target chose them
     bool showme = false;
     bool verbose = false;
     bool help = false;
@@ -213,6 +214,7 @@ int parse_args(int argc, char **argv, Options *o)
                 }
                 if (std::find(o->targets.begin(), o->targets.end(), t) == o->targets.end()) o->targets.push_back(t);
             }
+            o->targets_given = true;
         } else if (starts_with(a, "-O") || starts_with(a, "-g") || starts_with(a, "-std=") ||
                    (starts_with(a, "-W") && a.size() > 2) || (starts_with(a, "-f") && a.size() > 2) ||
                    (starts_with(a, "-m") && a.size() > 2)) {
@@ -451,30 +453,107 @@ public:
 
 // ---------------------------------------------------------------- running
 
-bool run(const Command &cmd)
+// Run @p cmd (its output to /dev/null when @p quiet); 0 and its wait status
+// in @p status, or the errno of a spawn that failed.
+int spawn(const Command &cmd, bool quiet, int *status)
 {
     std::vector<char *> argv;
     for (const auto &a : cmd) argv.push_back(const_cast<char *>(a.c_str()));
     argv.push_back(nullptr);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
-    if (rc != 0) {
-        fprintf(stderr, "%s: cannot run %s: %s (set XRDMA_CLANG to a clang 14)\n", prog, argv[0], strerror(rc));
-        return false;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     }
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return rc;
+    while (waitpid(pid, status, 0) < 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
+}
+
+bool run(const Command &cmd)
+{
     int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "%s: waitpid: %s\n", prog, strerror(errno));
-            return false;
-        }
+    int rc = spawn(cmd, false, &status);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot run %s: %s (set XRDMA_CLANG to a clang 14)\n", prog, cmd[0].c_str(), strerror(rc));
+        return false;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
     if (WIFEXITED(status))
-        fprintf(stderr, "%s: %s failed with exit status %d\n", prog, argv[0], WEXITSTATUS(status));
+        fprintf(stderr, "%s: %s failed with exit status %d\n", prog, cmd[0].c_str(), WEXITSTATUS(status));
     else if (WIFSIGNALED(status))
-        fprintf(stderr, "%s: %s was killed by signal %d\n", prog, argv[0], WTERMSIG(status));
+        fprintf(stderr, "%s: %s was killed by signal %d\n", prog, cmd[0].c_str(), WTERMSIG(status));
     return false;
+}
+
+// ---------------------------------------------------------------- missing headers
+
+// The Debian packages (12, GCC 12) that give clang a triple's C headers (with
+// the GCC installation it looks for) and its C++ headers: the *-cross ones
+// for another processor's triple, the plain ones for the host's own.
+struct HeaderPackages {
+    const char *triple, *c, *cxx;
+};
+const HeaderPackages kCrossHeaders[] = {
+    {"aarch64-linux-gnu", "libc6-dev-arm64-cross libgcc-12-dev-arm64-cross", "libstdc++-12-dev-arm64-cross"},
+    {"x86_64-linux-gnu", "libc6-dev-amd64-cross libgcc-12-dev-amd64-cross", "libstdc++-12-dev-amd64-cross"},
+};
+const HeaderPackages kHostHeaders = {"", "libc6-dev libgcc-12-dev", "libstdc++-12-dev"};
+
+// Whether @p driver finds a header of @p lang for @p triple: a one-line
+// source checked for syntax only, quietly.
+bool headers_found(const std::string &driver, const std::string &triple, Lang lang, const std::string &tmpdir)
+{
+    const std::string src = tmpdir + (lang == Lang::cxx ? "/probe.cc" : "/probe.c");
+    TempDir::track(src);
+    FILE *f = fopen(src.c_str(), "w");
+    if (!f) return true;  // (cannot tell)
+    const bool written = fputs(lang == Lang::cxx ? "#include <cstddef>\n" : "#include <stdlib.h>\n", f) >= 0;
+    if (fclose(f) != 0 || !written) return true;
+    int status;
+    return spawn({driver, "-fsyntax-only", "-target", triple, src}, true, &status) != 0 ||
+           (WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// After @p cmd, a compile for one triple, failed: if clang finds no headers
+// for that triple, say which Debian package adds them, and how to build
+// without that triple.
+void explain_missing_headers(const Options &o, const Command &cmd, const std::string &tmpdir)
+{
+    const std::string driver = basename_of(cmd[0]);
+    if (!starts_with(driver, "clang")) return;
+    std::string triple = xrdma::host_triple();
+    for (size_t i = 0; i + 1 < cmd.size(); ++i)
+        if (cmd[i] == "-target") triple = cmd[i + 1];
+    const std::string clang = xrdma::config_get("XRDMA_CLANG");
+    const char *kind = "";
+    const HeaderPackages *pkgs = &kHostHeaders;
+    for (const HeaderPackages &p : kCrossHeaders)
+        if (triple == p.triple && triple != xrdma::host_triple()) pkgs = &p;
+    const char *missing = nullptr;
+    if (!headers_found(clang, triple, Lang::c, tmpdir)) {
+        kind = "C";
+        missing = pkgs->c;
+    } else if (starts_with(driver, "clang++") && !headers_found(cxx_driver(clang), triple, Lang::cxx, tmpdir)) {
+        kind = "C++";
+        missing = pkgs->cxx;
+    }
+    if (!missing) return;
+    fprintf(stderr, "%s: clang finds no %s headers for %s%s: install the Debian package%s %s (scripts/install-deps "
+            "does)\n",
+            prog, kind, triple.c_str(), o.targets_given ? "" : " (images carry bitcode for it by default)",
+            strchr(missing, ' ') ? "s" : "", missing);
+    std::string others;
+    for (const std::string &t : o.targets)
+        if (t != triple) others += (others.empty() ? "" : ",") + t;
+    if (!others.empty())
+        fprintf(stderr, "%s: or build without %s: --target=%s\n", prog, triple.c_str(), others.c_str());
 }
 
 bool read_part(const std::string &path, std::vector<uint8_t> *out)
@@ -617,7 +696,10 @@ int build(const Options &o)
         for (size_t i = 0; i + 1 < cmd.size(); ++i)
             if (cmd[i] == "-o") TempDir::track(cmd[i + 1]);
         if (o.verbose) print_command(stderr, cmd);
-        if (!run(cmd)) return EXIT_FAIL;
+        if (!run(cmd)) {
+            explain_missing_headers(o, cmd, tmp.path());
+            return EXIT_FAIL;
+        }
     }
 
     std::vector<std::string> entries;

@@ -8,9 +8,10 @@ xinvoke and rxput, rxget, rxinvoke (requests); load images made by
 xrdma-cc (load, load_mem) or write the function in Python with
 @xrdma.function (compiled by Numba to LLVM bitcode; the targets run it
 without Python). Errors are mpi4py.MPI.Exception subclasses (errors.py).
-See the README's Python section and xrdma(7)."""
+See docs/guide/2-shipping.md ("Python") and xrdma(7)."""
 from . import _lib  # (must load before mpi4py.MPI)
 _lib.import_mpi()
+from . import _uncaught  # noqa: F401,E402  (an uncaught exception aborts the job: no hang in MPI_Finalize)
 from .errors import (CLASSES, IfuncDeniedError, IfuncFaultError, IfuncImageError, IfuncLinkError,  # noqa: F401
                      IfuncRaisedError, IfuncReturnError, IfuncTimeoutError, PeerError, XrdmaError, translate)
 from .raised import EXCEPTION_RETURN  # noqa: F401

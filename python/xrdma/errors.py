@@ -7,6 +7,8 @@ so `except xrdma.IfuncReturnError` and `except MPI.Exception` both work and
 e.Get_error_class() / e.Get_error_string() / str(e) tell what happened. A
 Python function that raised at the target gives IfuncRaisedError, which
 names the Python exception (raised.py)."""
+import ctypes
+
 from mpi4py import MPI
 
 from . import _lib
@@ -18,7 +20,22 @@ class XrdmaError(MPI.Exception):
     c_name = None
 
     def __str__(self):
-        return self.Get_error_string()
+        try:
+            return self.Get_error_string()
+        except UnicodeDecodeError:
+            # XRDMA's own messages are UTF-8 (core/errors.cc); one that is
+            # not still prints, with its odd bytes replaced.
+            return error_string(self.Get_error_code())
+
+
+def error_string(code):
+    """MPI_Error_string of @p code, undecodable bytes replaced: never raises
+    UnicodeDecodeError as mpi4py's Get_error_string() may."""
+    buf = ctypes.create_string_buffer(MPI.MAX_ERROR_STRING)
+    n = ctypes.c_int(0)
+    if _lib.core.MPI_Error_string(code, buf, ctypes.byref(n)) != MPI.SUCCESS:
+        return f"MPI error code {code}"
+    return buf.raw[:n.value].decode("utf-8", errors="replace")
 
 
 def _error_class(name, c_name, doc):

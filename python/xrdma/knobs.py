@@ -1,6 +1,6 @@
 """The Python package's knobs: XRDMA_* variables read by this package only,
 with their defaults and meanings (the C layers' tables are listed by
-`xrdma_info -c`; these are documented in xrdma_info(1) and the README)."""
+`xrdma_info -c`; these are documented in xrdma_info(1) and docs/guide/6-tuning.md)."""
 import os
 
 KNOBS = {

@@ -1,5 +1,5 @@
 # Sourced by the tests of the benchmarks' callgrind readers
-# (benchmarks/code-footprint, benchmarks/hop-batching): their source
+# (benchmarks/drivers/code-footprint, benchmarks/drivers/hop-batching): their source
 # directory, a scratch directory, and the header of the profiles they write.
 set -u
 src=${XRDMA_TEST_SRCDIR:?XRDMA_TEST_SRCDIR is not set}

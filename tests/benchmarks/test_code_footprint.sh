@@ -1,5 +1,5 @@
 #!/bin/sh
-# benchmarks/code-footprint counts the code lines and pages a hop runs
+# benchmarks/drivers/code-footprint counts the code lines and pages a hop runs
 # through, from two callgrind profiles. Callgrind names a shared object's
 # code by its offset in the object, so two objects' code at the same offsets
 # is two lines, not one; instructions that ran as often in the short run as
@@ -30,7 +30,7 @@ PROF
 }
 profile "$dir/short" 50
 profile "$dir/long" 100
-got=$(python3 "$src/benchmarks/code-footprint" "$dir/short" "$dir/long" 50)
+got=$(python3 "$src/benchmarks/drivers/code-footprint" "$dir/short" "$dir/long" 50)
 # libA's line 0x1000 and libB's line 0x1000 (the call line at 0x1008 is
 # the same line as 0x1000 and its cost is the callee's); pages likewise.
 if [ "$got" != "2 2" ]; then

@@ -1,5 +1,5 @@
 #!/bin/sh
-# benchmarks/hop-batching reads how ring_take() ran in a callgrind profile:
+# benchmarks/drivers/hop-batching reads how ring_take() ran in a callgrind profile:
 # its calls, the turns of its loop (frames), and its instructions that ran
 # once per call. A call made from it costs its callee's instructions, not
 # its own; another function's instructions do not count.
@@ -43,7 +43,7 @@ PROF
 }
 check() {
     profile "$dir/p" "$1" "$2"
-    got=$(python3 "$src/benchmarks/hop-batching" "$dir/p" ring_take)
+    got=$(python3 "$src/benchmarks/drivers/hop-batching" "$dir/p" ring_take)
     if [ "$got" != "$3" ]; then
         echo "FAIL: hop-batching read '$got' from $1 calls and $2 frames, want '$3'" >&2
         exit 1

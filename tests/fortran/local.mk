@@ -12,5 +12,17 @@ CLEANFILES += $(FORTRAN_EXAMPLE_TESTS)
 endif
 if XRDMA_F08
 TESTS += tests/fortran/test_install.sh
+# The module's own refusals (strided buffers, args past the C API's int)
+# say what is wrong.
+check_PROGRAMS += tests/fortran/f08_messages
+tests_fortran_f08_messages_SOURCES = tests/fortran/f08_messages.f90
+tests_fortran_f08_messages_FCFLAGS = -I fortran $(MPI_FCFLAGS)
+tests_fortran_f08_messages_LDADD = fortran/link_f08.o libmpix_xrdma_f08.la libmpix_xrdma_core.la libmpix_xrdma.la \
+	$(MPI_FLIBS)
+tests_fortran_f08_messages_LDFLAGS = -no-install
+$(tests_fortran_f08_messages_OBJECTS): fortran/mpix_xrdma.mod
+EXTRA_tests_fortran_f08_messages_DEPENDENCIES = examples/mpi_f08_ifunc.xfn
+TESTS += tests/fortran/test_messages.sh
 endif
-EXTRA_DIST += tests/fortran/test_install.sh
+EXTRA_DIST += tests/fortran/test_install.sh tests/fortran/own_mpi_calls.f90 tests/fortran/cmake/CMakeLists.txt \
+	tests/fortran/test_messages.sh

@@ -16,16 +16,6 @@
 
 using namespace xrdma;
 
-#define FUZZ_CHECK(cond, ...)                                                              \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: invariant broken: %s\n  ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fprintf(stderr, "\n");                                                         \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
-
 namespace xrdma_fuzz {
 
 namespace {

@@ -1,5 +1,6 @@
 // Fuzz harnesses of the decoders that see bytes from other processes: the
-// image parser, the ELF reader and the wire-message checks. Each one runs
+// image parser, the ELF reader and the wire-message checks; and of the
+// public MPI API, with the values an application may pass. Each one runs
 // the decoder the way its caller in the plugin does, then checks what the
 // caller relies on; a broken promise aborts (a crash for libFuzzer, a
 // failure for the regression test, which replays tests/fuzz/regressions/).
@@ -7,6 +8,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+// A promise of the code under test: when broken, say which and abort.
+#define FUZZ_CHECK(cond, ...)                                                              \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "%s:%d: invariant broken: %s\n  ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+            abort();                                                                       \
+        }                                                                                  \
+    } while (0)
 
 namespace xrdma_fuzz {
 
@@ -23,6 +37,17 @@ void fuzz_wire(const uint8_t *data, size_t size);
 void fuzz_bitcode(const uint8_t *data, size_t size);
 // Whether such an input loads (its code compiled and linked).
 bool bitcode_loads(const uint8_t *data, size_t size);
+
+// The public MPI API (harness_api.cc; needs MPI, which the first call
+// initialises, and XRDMA's libraries): MPIX_Ifunc_load_mem of the input's
+// bytes, and a series of X-operations whose argument values the input
+// picks, on a window of a one-process job. Every call returns success or an
+// error code of a valid class whose string is text.
+void fuzz_api_load(const uint8_t *data, size_t size);
+void fuzz_api_xop(const uint8_t *data, size_t size);
+// MPI, the window and the functions, once (libFuzzer: before the first
+// input, so that what they keep is not taken for a leak of that input).
+void fuzz_api_init();
 
 // The first byte of a wire input.
 enum WireSelector : uint8_t { kWireInvoke = 0, kWireReply = 1, kWireFrame = 2, kWireFrameSealed = 3 };

@@ -1,4 +1,4 @@
-// Fuzz harness of the bitcode path (issue 15): mutated bitcode from real
+// Fuzz harness of the bitcode path: mutated bitcode from real
 // images through what a target does with a cold bitcode image, the plugin's
 // own code (libucx_ifunc, its JIT module and the compile helper process):
 // the image is checked and cached (CodeCache::insert), the bitcode is parsed,

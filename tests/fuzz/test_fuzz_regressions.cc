@@ -4,7 +4,9 @@
 // normally within the time limit (a crash, an abort from a broken invariant
 // or a hang fails the test and names the file). An input named valid-*
 // must moreover be accepted by the decoder (a false refusal, kept); a
-// valid-* bitcode input must load.
+// valid-* bitcode input must load. The API targets (api_load, api_xop) need
+// an MPI job: one mpirun of tests/fuzz/replay_api replays all of a target's
+// inputs, and names the one it was on when it failed.
 #include "harness.h"
 
 #include "image/elf_reader.h"
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <fstream>
 #include <functional>
 #include <signal.h>
 #include <string>
@@ -91,10 +94,45 @@ void replay_all(const std::string &target, void (*harness)(const uint8_t *, size
     printf("%zu %s inputs replayed\n", files.size(), target.c_str());
 }
 
+// A one-process MPI job runs every input of @p target in turn (each
+// printed before it runs): a non-zero status, a hang (the timeout) or a
+// missing last line fails, naming the input it was on.
+void replay_api_all(const std::string &target)
+{
+    const std::vector<std::string> files = files_in(regressions_dir() + "/" + target);
+    if (files.empty()) GTEST_SKIP() << "no inputs kept in " << regressions_dir() << "/" << target;
+    const char *b = getenv("XRDMA_TEST_BUILDDIR"), *s = getenv("XRDMA_TEST_SRCDIR");
+    std::ifstream flags_file(std::string(s ? s : ".") + "/scripts/mpirun-flags");
+    std::string flags;
+    std::getline(flags_file, flags);
+    // (Open MPI leaks at exit: LeakSanitizer stays off in MPI ranks, as in
+    // every MPI test of a sanitizer build: tests/sanitize/local.mk.)
+    std::string cmd = "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" timeout -k 5 300 mpirun " +
+                      flags + " -n 1 '" + (b ? b : ".") + "/tests/fuzz/replay_api' " + target;
+    for (const std::string &f : files) cmd += " '" + f + "'";
+    cmd += " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    ASSERT_NE(nullptr, p) << cmd;
+    std::string out, at;
+    char line[4096];
+    while (fgets(line, sizeof(line), p)) {
+        out += line;
+        if (strncmp(line, "replaying ", 10) == 0) at = line + 10;
+    }
+    const int status = pclose(p);
+    const std::string done = std::to_string(files.size()) + " " + target + " inputs replayed";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.find(done) != std::string::npos)
+        << "failed at " << at << out;
+    printf("%zu %s inputs replayed\n", files.size(), target.c_str());
+}
+
 TEST(FuzzRegressions, Image) { replay_all("image", xrdma_fuzz::fuzz_image); }
 TEST(FuzzRegressions, Elf) { replay_all("elf", xrdma_fuzz::fuzz_elf); }
 TEST(FuzzRegressions, Wire) { replay_all("wire", xrdma_fuzz::fuzz_wire); }
 // Through the compile helper: seeds (valid-*: they must load) and finds.
 TEST(FuzzRegressions, Bitcode) { replay_all("bitcode", xrdma_fuzz::fuzz_bitcode); }
+// The public MPI API, in an MPI job (tests/fuzz/replay_api.cc).
+TEST(FuzzRegressions, ApiLoad) { replay_api_all("api_load"); }
+TEST(FuzzRegressions, ApiXop) { replay_api_all("api_xop"); }
 
 }  // namespace

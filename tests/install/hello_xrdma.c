@@ -1,6 +1,9 @@
 /* Built against an installed XRDMA: one Xget of a sum computed at rank 1.
  * The image is argv[1], or with XRDMA_EMBEDDED_IMAGE the array sum_array
- * that xrdma-cc --c-array wrote (the CMake test builds it both ways). */
+ * that xrdma-cc --c-array wrote (the CMake test builds it both ways). It
+ * calls MPI functions of its own besides (MPI_Wtime, MPI_Barrier,
+ * MPI_Bcast), as programs do: libmpi is then a direct dependency, and the
+ * link must still put XRDMA's core ahead of it. Also built as C++. */
 #include <mpix_xrdma.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@ int main(int argc, char **argv)
 {
     int rank, size;
     MPI_Init(&argc, &argv);
+    const double t0 = MPI_Wtime();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t *base;
@@ -35,7 +39,7 @@ int main(int argc, char **argv)
         MPI_Win_unlock_all(win);
         int64_t want = 4 * 10 * (size - 1) + 6;
         ok = s == want;
-        printf("sum at rank %d: %ld (%s)\n", size - 1, (long)s, ok ? "ok" : "WRONG");
+        printf("sum at rank %d: %ld (%s) after %.3f s\n", size - 1, (long)s, ok ? "ok" : "WRONG", MPI_Wtime() - t0);
         MPIX_Ifunc_free(&sum);
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -223,6 +223,16 @@ MPI_WINDOW_TESTS = tests/mpi/windows-np3-tcp.mpitest tests/mpi/windows-many-np2-
 TESTS += $(MPI_WINDOW_TESTS)
 CLEANFILES += $(MPI_WINDOW_TESTS)
 
+# MPI_Finalize left to atexit(), registered before XRDMA's first window.
+check_PROGRAMS += tests/mpi/test_finalize_atexit
+tests_mpi_test_finalize_atexit_SOURCES = tests/mpi/test_finalize_atexit.c tests/mpi/mpitest.h
+tests_mpi_test_finalize_atexit_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_finalize_atexit_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_finalize_atexit_LDFLAGS = -no-install
+MPI_FINALIZE_TESTS = tests/mpi/finalize_atexit-np2-shm.mpitest tests/mpi/finalize_atexit-np3-tcp.mpitest
+TESTS += $(MPI_FINALIZE_TESTS)
+CLEANFILES += $(MPI_FINALIZE_TESTS)
+
 # A window whose XRDMA set-up fails (XRDMA_DEBUG_WINDOW_FAIL) releases its
 # slot, context and communicator: the windows after it work.
 check_PROGRAMS += tests/mpi/test_window_setup

@@ -55,6 +55,20 @@ static inline int mt_error_is(int err, int cls, const char *needle)
     return 1;
 }
 
+/* mt_error_is, and the error string is exactly @p text: nothing after it. */
+static inline int mt_error_string_is(int err, int cls, const char *text)
+{
+    int len = 0;
+    char s[MPI_MAX_ERROR_STRING];
+    if (!mt_error_is(err, cls, text)) return 0;
+    MPI_Error_string(err, s, &len);
+    if (len != (int)strlen(text) || strcmp(s, text) != 0) {
+        fprintf(stderr, "[rank %d] error string \"%s\" (%d bytes), want exactly \"%s\"\n", mt_rank, s, len, text);
+        return 0;
+    }
+    return 1;
+}
+
 /* A window of @p bytes of kind @p kind: "create" (malloc'ed memory),
  * "allocate", "shared" (MPI_Win_allocate_shared) or "dynamic" (malloc'ed
  * memory attached); its memory in *base. Returns 1 for a dynamic window

@@ -1,5 +1,5 @@
 /* Every target datatype MPI_Put and MPI_Get take works with MPIX_Xput and
- * MPIX_Xget, with the same result (issue 16), on one kind of window
+ * MPIX_Xget, with the same result, on one kind of window
  * (argv[1]: create, allocate, shared or dynamic) with the images of
  * tests/mpi/ifuncs/datatypes.c (argv[2]) and datatypes_plain.c (argv[3]). For each datatype, each rank
  *   - MPI_Puts its data with the type into region A of the next rank and

@@ -1,4 +1,4 @@
-/* Streaming X-operations (XRDMA_STREAM, issue 16) on one kind of window
+/* Streaming X-operations (XRDMA_STREAM) on one kind of window
  * (argv[1]: create, allocate, shared or dynamic), with the images of
  * tests/mpi/ifuncs/stream.c (argv[2]) and stream_crash.c (argv[3]).
  * run-mpitest sets XRDMA_STREAM_CHUNK=4096: the data below spans several

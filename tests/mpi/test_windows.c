@@ -4,7 +4,9 @@
  * one of them land (one plugin context serves them all: no limit on windows
  * alive but memory). argv[1] "many": 10 000 windows (MPI_Win_create: each
  * MPI_Win_allocate of Open MPI's osc ucx is a System V segment, and a node
- * has 4 096), each with X-operations. argv[last]: mpi_ops.xfn (accumulate). */
+ * has 4 096), each with X-operations. An X-op on a window created past
+ * XRDMA (PMPI_Win_allocate) says that XRDMA is not interposed on it.
+ * argv[last]: mpi_ops.xfn (accumulate). */
 #include <mpix_xrdma.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,6 +98,21 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(mem[0][3] == 9, "xput reached the new window: %lld", (long long)mem[0][3]);
     acc = max;
+
+    mt_section("a window XRDMA did not set up");
+    /* Created past XRDMA's MPI_Win_allocate, as when libmpi comes before the
+     * core in a program's search order: an X-op on it says what is wrong. */
+    MPI_Win raw;
+    int64_t *raw_mem;
+    CHECK(PMPI_Win_allocate(4 * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &raw_mem, &raw) == MPI_SUCCESS,
+          "PMPI_Win_allocate");
+    MPI_Win_set_errhandler(raw, MPI_ERRORS_RETURN);
+    int rc = MPIX_Xput(one, 1, MPI_INT64_T, t, 1, 1, MPI_INT64_T, acc, NULL, 0, raw);
+    CHECK(mt_error_is(rc, MPI_ERR_WIN,
+                      "MPIX_Xput: XRDMA is not interposed on this window: libmpix_xrdma_core must come before "
+                      "libmpi (see xrdma(7))"),
+          "xput on a window XRDMA did not set up");
+    CHECK(PMPI_Win_free(&raw) == MPI_SUCCESS, "PMPI_Win_free");
 
     mt_section("free them");
     failed = 0;

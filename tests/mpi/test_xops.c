@@ -406,12 +406,32 @@ static void test_errors(void)
     err = MPI_Win_flush(t, win);
     CHECK(mt_error_is(err, MPI_ERR_TRUNCATE, NULL), "reply too large");
 
-    /* Argument errors, reported at once through the window's handler. */
-    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, NULL), "bad rank");
-    CHECK(mt_error_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT, NULL), "bad count");
+    /* Argument errors, reported at once through the window's handler, each
+     * saying what is wrong (and, for args_size, the limit). */
+    char want[160];
+    snprintf(want, sizeof(want), "MPIX_Xinvoke: target_rank %d is not a rank of the window's group (0 to %d) nor MPI_PROC_NULL",
+             size + 3, size - 1);
+    CHECK(mt_error_string_is(MPIX_Xinvoke(f_bump, NULL, 0, size + 3, win), MPI_ERR_RANK, want), "bad rank");
+    CHECK(mt_error_string_is(MPIX_Xget(&out, -1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_COUNT,
+                             "MPIX_Xget: origin_count is -1"),
+          "bad count");
     CHECK(mt_error_is(MPIX_Xget(&out, 1, MPI_DATATYPE_NULL, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_TYPE, "MPIX_Xget: origin datatype: MPI_DATATYPE_NULL"), "null type");
-    CHECK(mt_error_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG, NULL), "invoke without code");
-    CHECK(mt_error_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG, NULL), "negative args size");
+    CHECK(mt_error_string_is(MPIX_Xinvoke(MPIX_IFUNC_NULL, NULL, 0, t, win), MPI_ERR_ARG,
+                             "MPIX_Xinvoke: ifunc is MPIX_IFUNC_NULL: an Xinvoke has no data, it needs a function"),
+          "invoke without code");
+    CHECK(mt_error_string_is(MPIX_Xinvoke(f_bump, NULL, -2, t, win), MPI_ERR_ARG,
+                             "MPIX_Xinvoke: args_size is -2: args are 0 to 2147483647 bytes (INT_MAX, the limit of the "
+                             "int args_size)"),
+          "negative args size");
+    CHECK(mt_error_string_is(MPIX_Xput(&out, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 8, win), MPI_ERR_ARG,
+                             "MPIX_Xput: args is NULL but args_size is 8"),
+          "NULL args");
+    CHECK(mt_error_string_is(MPIX_Xput(NULL, 2, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win), MPI_ERR_BUFFER,
+                             "MPIX_Xput: origin_addr is NULL but the origin data is 16 bytes"),
+          "NULL origin");
+    CHECK(mt_error_string_is(MPIX_Rxinvoke(f_bump, NULL, 0, t, win, NULL), MPI_ERR_REQUEST,
+                             "MPIX_Rxinvoke: request is NULL"),
+          "NULL request");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
     int64_t out2[2];
     /* Every target datatype MPI_Get takes: a struct with a hole, its
@@ -452,6 +472,31 @@ static void test_errors(void)
     char junk[100] = "not an image";
     CHECK(mt_error_is(MPIX_Ifunc_load_mem(junk, sizeof(junk), "x", &bad), MPIX_ERR_IFUNC_IMAGE, "magic"), "junk image");
     CHECK(mt_error_is(MPIX_Ifunc_load("/nonexistent/f.xfn", NULL, &bad), MPI_ERR_FILE, "/nonexistent/f.xfn"), "missing file");
+    /* An empty file (a failed build): the image class, and the message is
+     * text that ends where it should. */
+    char empty[] = "/tmp/xrdma-empty-XXXXXX";
+    int fd = mkstemp(empty);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd >= 0) {
+        close(fd);
+        char want[sizeof(empty) + 64];
+        snprintf(want, sizeof(want), "MPIX_Ifunc_load: %s: empty file", empty);
+        bad = (MPIX_Ifunc)&bad;
+        CHECK(mt_error_string_is(MPIX_Ifunc_load(empty, NULL, &bad), MPIX_ERR_IFUNC_IMAGE, want) &&
+                  bad == MPIX_IFUNC_NULL,
+              "empty image file");
+        unlink(empty);
+    }
+    CHECK(mt_error_string_is(MPIX_Ifunc_load_mem(junk, 0, NULL, &bad), MPIX_ERR_IFUNC_IMAGE,
+                             "MPIX_Ifunc_load: image in memory: the image is empty (0 bytes)"),
+          "empty image in memory");
+    CHECK(mt_error_string_is(MPIX_Ifunc_load_mem(NULL, 0, NULL, &bad), MPI_ERR_ARG, "MPIX_Ifunc_load_mem: image is NULL"),
+          "NULL image");
+    /* A name that is not text (a control character, a byte that is no
+     * UTF-8) is quoted as text; UTF-8 stays. */
+    CHECK(mt_error_string_is(MPIX_Ifunc_load("/nonexistent/\x01\xff\xc3\xa9.xfn", NULL, &bad), MPI_ERR_FILE,
+                             "MPIX_Ifunc_load: cannot read /nonexistent/??\xc3\xa9.xfn: No such file or directory"),
+          "a file name that is not text");
     /* A file larger than the limit every target applies is refused at load. */
     setenv("XRDMA_MAX_IMAGE_SIZE", "64", 1);
     CHECK(mt_error_is(MPIX_Ifunc_load(ops_image_path, "sum", &bad), MPIX_ERR_IFUNC_DENIED, "XRDMA_MAX_IMAGE_SIZE=64"),
@@ -605,6 +650,24 @@ int main(int argc, char **argv)
         CHECK(keep[9] == init_value(rank, 9) + STREAM, "after free: %ld", (long)keep[9]);
         free(keep);
     }
+    /* Past the 4096 distinct messages XRDMA keeps a code for, an error keeps
+     * its class, and the class's string. (Last: it fills that table.) */
+    mt_section("past 4096 distinct error messages");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int wrong = -1, last = MPI_SUCCESS;
+    for (int i = 0; i < 4200 && wrong < 0; ++i) {
+        char name[32];
+        snprintf(name, sizeof(name), "no_such_%d", i);
+        MPIX_Ifunc none;
+        int cls = -1;
+        last = MPIX_Ifunc_load(ops_image_path, name, &none);
+        MPI_Error_class(last, &cls);
+        if (cls != MPIX_ERR_IFUNC_IMAGE) wrong = i;
+    }
+    CHECK(wrong < 0, "error %d of a load: not of class MPIX_ERR_IFUNC_IMAGE", wrong);
+    CHECK(mt_error_string_is(last, MPIX_ERR_IFUNC_IMAGE, "MPIX_ERR_IFUNC_IMAGE: invalid ifunc image"),
+          "the class's string past the table");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     MPIX_Ifunc *all[] = {&f_acc, &f_max, &f_sum, &f_filter, &f_double, &f_bump, &f_log, &f_tour, &f_fail, &f_noop,
                          &f_unresolved, &f_segv, &f_spin, &f_forbidden};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);

@@ -1,4 +1,4 @@
-// A compile helper whose compile a test holds (issue 15: X-ops during a
+// A compile helper whose compile a test holds (X-ops during a
 // compile, without sleeps). Started by a target as XRDMA_JIT_HELPER, with the
 // real helper's arguments; before it compiles anything it writes 'r' to the
 // FIFO $XRDMA_TEST_JIT_GATE/ready ("a compile is under way") and reads one

@@ -1,4 +1,4 @@
-# Hostile input at a target (issue 6, "Bad input"): damaged and malicious
+# Hostile input at a target: damaged and malicious
 # images, malformed invocations and frames; the target refuses each with
 # its own status before any of the code runs, and keeps serving.
 check_PROGRAMS += tests/plugin/test_hostile

@@ -34,7 +34,7 @@ tests_plugin_test_peers_LDADD = tests/plugin/libxrdma_testenv.la libucx_ifunc.la
 tests_plugin_test_peers_LDFLAGS = -no-install
 TESTS += tests/plugin/test_peers
 
-# The published ifunc API as its users build and run it (issue 10): ifunc
+# The published ifunc API as its users build and run it: ifunc
 # libraries built like that API's makefiles build them, with gcc (and a
 # search path) and with clang, start files included; variants with a
 # constructor of the author's own and with a payload shrunk by

@@ -1,5 +1,5 @@
 // The published ifunc API (ucx_ifunc/ucp_compat.h) as its users build and
-// run it (issue 10), over shared memory and TCP, the target in an empty
+// run it, over shared memory and TCP, the target in an empty
 // directory: libraries built with plain gcc or clang (start files, a search
 // path), a constructor of the author's own, replies from inside main, the
 // same message resent without flushes into a ring, shrunk and large

@@ -1,4 +1,4 @@
-// Hostile input at a target (issue 6, "Bad input"): images that are
+// Hostile input at a target: images that are
 // damaged or built to harm the process that loads them, and malformed wire
 // messages and frames. The origin registers the images with
 // UCX_IFUNC_REGISTER_NO_VERIFY, so the target must refuse them itself, each

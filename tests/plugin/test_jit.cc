@@ -213,7 +213,7 @@ TEST_P(Jit, BitcodeOnlyImageRunsEverywhere)
     EXPECT_EQ(1u, peer_jit(2).compiles);
 }
 
-// LLVM is mapped only by a process that received bitcode (issue 15): the
+// LLVM is mapped only by a process that received bitcode: the
 // JIT module is loaded on first need.
 TEST_P(Jit, LlvmIsMappedOnlyOnceBitcodeArrives)
 {
@@ -484,7 +484,7 @@ TEST_P(Jit, InvalidIrIsRejected)
     expect_serving(1);
 }
 
-// Bitcode is compiled in a helper process (issue 15): an LLVM abort, a
+// Bitcode is compiled in a helper process: an LLVM abort, a
 // compile past XRDMA_JIT_TIMEOUT or past XRDMA_JIT_MEMORY_LIMIT ends only
 // that image, with a readable error, and the target keeps serving; a helper
 // that died is started again for the next image.
@@ -664,7 +664,7 @@ TEST_P(Jit, PublishedApiShipsBitcode)
 INSTANTIATE_TEST_SUITE_P(Transports, Jit, ::testing::ValuesIn(transports()),
                          [](const auto &info) { return info.param; });
 
-// A compile does not stall the target (issue 15): while the compile helper
+// A compile does not stall the target: while the compile helper
 // holds one sender's X-op (gated_jit_helper: the test says when it may
 // compile, or that it crashes), the target serves X-ops from other senders;
 // the held sender's later X-ops wait behind it, in order; a failed compile

@@ -1081,7 +1081,7 @@ TEST_P(Plugin, FaultsInInjectedCodeAreContained)
 
 // A fault inside a libc function the ifunc called (default policy: only
 // lock-free ones) ends that invocation like one in its own code, naming the
-// function and the address; the target keeps serving (issue 15).
+// function and the address; the target keeps serving.
 // Under a sanitizer, libc's memcpy/strlen are the sanitizer's interceptors,
 // which check a pointer first and report a bad one (ending the process).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

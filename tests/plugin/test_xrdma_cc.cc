@@ -1,6 +1,7 @@
 // Tests of the xrdma-cc driver: runs the built tool on small sources.
 #include "image/elf_reader.h"
 #include "image/image.h"
+#include "xrdma_common/config.h"
 
 #include <gtest/gtest.h>
 
@@ -228,6 +229,9 @@ TEST_F(XrdmaCc, DefaultOutputName)
     EXPECT_EQ(entries_of("my_func.xfn").size(), 2u);
 }
 
+// A C++ function for every default target. This test runs before any other
+// test could install anything (tests/hetero/local.mk orders the one that
+// does after it): the headers it needs come from scripts/install-deps.
 TEST_F(XrdmaCc, CxxAndMixedSources)
 {
     write("v.cc",
@@ -242,6 +246,74 @@ TEST_F(XrdmaCc, CxxAndMixedSources)
     r = xcc({include_flag(), "c.c", "v.cc", "-o", "mixed.xfn"});
     ASSERT_EQ(r.status, 0) << errors_of(r);
     EXPECT_EQ(entries_of("mixed.xfn"), (std::vector<std::string>{"plain", "vec"}));
+}
+
+// A default target whose headers clang cannot find: xrdma-cc names the
+// Debian package that adds them (one scripts/install-deps installs) and the
+// --target that builds without that triple, which then works. The headers
+// are hidden by wrappers of clang: -nostdinc++ (no C++ library headers) or
+// -nostdlibinc (no C library headers, clang's own stay), for the other
+// triple only.
+TEST_F(XrdmaCc, MissingTargetHeadersNamed)
+{
+    const std::string other = host_triple() == "aarch64-linux-gnu" ? "x86_64-linux-gnu" : "aarch64-linux-gnu";
+    const std::string arch = other == "aarch64-linux-gnu" ? "arm64" : "amd64";
+    const std::string clang = xrdma::config_get("XRDMA_CLANG"), bin = root_ + "/bin";
+    ASSERT_EQ(mkdir(bin.c_str(), 0700), 0);
+    auto wrap = [&](const std::string &driver, const std::string &real, const std::string &hide) {
+        FILE *f = fopen((bin + "/" + driver).c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fprintf(f, "#!/bin/sh\ncase \" $* \" in *\" %s \"*) exec %s %s \"$@\";; esac\nexec %s \"$@\"\n", other.c_str(),
+                real.c_str(), hide.c_str(), real.c_str());
+        fclose(f);
+        ASSERT_EQ(chmod((bin + "/" + driver).c_str(), 0755), 0);
+    };
+    const size_t slash = clang.find_last_of('/');
+    const std::string dir = clang.substr(0, slash + 1), base = clang.substr(slash + 1);
+    // clang-14 -> clang++-14 and llvm-link-14 beside it, as xrdma-cc finds them.
+    const std::string version = base.substr(std::min(base.find('-'), base.size()));
+    const std::string base_cxx = "clang++" + version, link = "llvm-link" + version;
+    ASSERT_EQ(symlink((dir + link).c_str(), (bin + "/" + link).c_str()), 0);
+    std::string install_deps = slurp(srcdir() + "/scripts/install-deps");
+    write("v.cc",
+          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
+          "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
+    write("c.c", "#include <stdlib.h>\n#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { return abs((int)args_size); }\n");
+    struct Case {
+        const char *source, *kind, *hide_c, *hide_cxx;
+        std::vector<std::string> packages;
+    } cases[] = {
+        {"v.cc", "C++", "", "-nostdinc++", {"libstdc++-12-dev-" + arch + "-cross"}},
+        {"c.c", "C", "-nostdlibinc", "-nostdlibinc",
+         {"libc6-dev-" + arch + "-cross", "libgcc-12-dev-" + arch + "-cross"}},
+    };
+    for (const Case &c : cases) {
+        wrap(base, clang, c.hide_c);
+        wrap(base_cxx, dir + base_cxx, c.hide_cxx);
+        setenv("XRDMA_CLANG", (bin + "/" + base).c_str(), 1);
+        Outcome r = xcc({include_flag(), c.source, "-o", "out.xfn"});
+        Outcome only_host = xcc({include_flag(), "--target=" + host_triple(), c.source, "-o", "host.xfn"});
+        unsetenv("XRDMA_CLANG");
+        EXPECT_EQ(r.status, 1) << errors_of(r);
+        EXPECT_FALSE(exists("out.xfn"));
+        EXPECT_NE(r.err.find(std::string("clang finds no ") + c.kind + " headers for " + other), std::string::npos)
+            << r.err;
+        for (const std::string &p : c.packages) {
+            EXPECT_NE(r.err.find(p), std::string::npos) << p << " not named: " << r.err;
+            EXPECT_NE(install_deps.find(" " + p), std::string::npos) << "scripts/install-deps does not install " << p;
+        }
+        EXPECT_NE(r.err.find("or build without " + other + ": --target=" + host_triple()), std::string::npos)
+            << r.err;
+        // What it proposes builds the other parts.
+        ASSERT_EQ(only_host.status, 0) << errors_of(only_host);
+        ImageView v;
+        entries_of("host.xfn", &v);
+        ASSERT_EQ(v.parts.size(), 2u);
+        EXPECT_EQ(v.parts[0].kind, PartKind::native_elf);
+        EXPECT_EQ(v.parts[1].triple, host_triple());
+        unlink((work_ + "/host.xfn").c_str());
+    }
 }
 
 TEST_F(XrdmaCc, UserDefinesReachClang)

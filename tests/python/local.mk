@@ -2,6 +2,7 @@
 # UCX shared memory and TCP (tests/python/run-pytest; one .pytest name per
 # configuration). ctarget: rank 0 in Python ships a function written in
 # Python to ranks that are a plain C program (tests/python/c_target.c).
+# test_empty_image.sh: an uncaught load error ends the job cleanly.
 # compile_cache: four ranks of one node share the compile cache of Python
 # functions. test_interpreter.sh: the package imported by interpreters that
 # cannot run it (no mpi4py, an mpi4py of another MPI) says which to use.
@@ -9,7 +10,7 @@
 EXTRA_DIST += tests/python/run-pytest tests/python/conftest.py tests/python/test_xops.py \
 	tests/python/test_functions.py tests/python/test_chase.py tests/python/test_c_target.py \
 	tests/python/c_target.c tests/python/test_install.sh tests/python/test_compile_cache.py \
-	tests/python/test_interpreter.sh
+	tests/python/test_interpreter.sh tests/python/test_empty_image.sh
 TEST_EXTENSIONS += .pytest
 PYTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/python/run-pytest
 AM_TESTS_ENVIRONMENT += XRDMA_TEST_PYTHON='$(PYTHON)'; export XRDMA_TEST_PYTHON;
@@ -27,6 +28,6 @@ PYTHON_TESTS = \
 	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
 	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest \
 	tests/python/compile_cache-np4-shm.pytest
-TESTS += $(PYTHON_TESTS) tests/python/test_install.sh tests/python/test_interpreter.sh
+TESTS += $(PYTHON_TESTS) tests/python/test_install.sh tests/python/test_interpreter.sh tests/python/test_empty_image.sh
 CLEANFILES += $(PYTHON_TESTS)
 endif

@@ -107,6 +107,30 @@ def test_load_errors(comm, images, tmp_path):
         xrdma.load(os.path.join(images, "mpi_ops.xfn"), "no_such_entry")
 
 
+def test_empty_image(comm, tmp_path):
+    """An empty file or empty bytes: the image class, and the message is
+    text (mpi4py decodes it for str(e)) that ends where it should."""
+    empty = tmp_path / "empty.xfn"
+    empty.write_bytes(b"")
+    with pytest.raises(xrdma.IfuncImageError) as e:
+        xrdma.load(empty)
+    assert str(e.value) == f"MPIX_Ifunc_load: {empty}: empty file"
+    assert e.value.Get_error_class() == xrdma._lib.error_class("MPIX_ERR_IFUNC_IMAGE")
+    with pytest.raises(xrdma.IfuncImageError) as e:
+        xrdma.load_mem(b"")
+    assert str(e.value) == "MPIX_Ifunc_load: image in memory: the image is empty (0 bytes)"
+
+
+def test_error_string_not_utf8(comm):
+    """str(e) never raises, even for an error string that is not UTF-8 (set
+    here through the C API: mpi4py only takes str)."""
+    code = MPI.Add_error_code(xrdma._lib.error_class("MPIX_ERR_IFUNC_IMAGE"))
+    assert xrdma._lib.core.MPI_Add_error_string(code, b"bad \xff\xfe bytes") == MPI.SUCCESS
+    with pytest.raises(UnicodeDecodeError):
+        MPI.Exception(code).Get_error_string()     # what mpi4py does with it
+    assert str(xrdma.IfuncImageError(code)) == "bad \ufffd\ufffd bytes"
+
+
 def test_bad_arguments(comm, win, images):
     w, _ = win
     acc = xrdma.load(os.path.join(images, "mpi_ops.xfn"), "accumulate")

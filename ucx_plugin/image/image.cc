@@ -149,6 +149,7 @@ ucx_ifunc_status_t image_parse(const uint8_t *bytes, size_t size, ImageView *out
                                std::string *why, bool check_hash)
 {
     if (!bytes && size > 0) return fail(why, UCX_IFUNC_ERR_INVALID_PARAM, "null image pointer");
+    if (size == 0) return fail(why, UCX_IFUNC_ERR_TRUNCATED, "the image is empty (0 bytes)");
     if (size < sizeof(kMagic))
         return fail(why, UCX_IFUNC_ERR_TRUNCATED,
                     "image is " + std::to_string(size) + " bytes, too short for the magic");

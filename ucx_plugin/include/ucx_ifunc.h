@@ -491,7 +491,8 @@ ucx_ifunc_status_t ucx_ifunc_register_runtime(const ucx_ifunc_runtime_symbol_t *
 /**
  * Validate an image without a context: the status image_parse gives, plus
  * NO_ENTRY if @p entry (or, when NULL, a single entry) is not listed. The
- * resolved entry name goes to @p entry_out, a readable cause to @p why.
+ * resolved entry name goes to @p entry_out, a readable cause to @p why
+ * (always written when @p why_size is not 0; empty on success).
  */
 ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const char *entry,
                                          char *entry_out, size_t entry_out_size,

@@ -215,7 +215,8 @@ ucx_ifunc_status_t ucx_ifunc_image_check(const void *image, size_t size, const c
     auto copy_out = [](char *dst, size_t cap, const std::string &s) {
         if (dst && cap) snprintf(dst, cap, "%s", s.c_str());
     };
-    if (!image) return UCX_IFUNC_ERR_INVALID_PARAM;
+    // (No early return: @p why_out is written on every path. image_parse
+    // refuses a NULL image and an empty one.)
     ImageView view;
     std::string why;
     ucx_ifunc_status_t st = image_parse(static_cast<const uint8_t *>(image), size, &view, &why);

@@ -8,6 +8,9 @@
 
 int PMPIX_Ifunc_load(const char *path, const char *name, MPIX_Ifunc *ifunc)
 {
-    if (path == NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG), MPI_ERR_ARG;
+    if (path == NULL) {
+        const int err = xrdma_mpi_error_code(MPI_ERR_ARG, "MPIX_Ifunc_load: path is NULL");
+        return MPI_Comm_call_errhandler(MPI_COMM_WORLD, err), err;
+    }
     return xrdma_mpi_ifunc_load(path, NULL, 0, name, ifunc);
 }

@@ -8,6 +8,9 @@
 
 int PMPIX_Ifunc_load_mem(const void *image, size_t size, const char *name, MPIX_Ifunc *ifunc)
 {
-    if (image == NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG), MPI_ERR_ARG;
+    if (image == NULL) {
+        const int err = xrdma_mpi_error_code(MPI_ERR_ARG, "MPIX_Ifunc_load_mem: image is NULL");
+        return MPI_Comm_call_errhandler(MPI_COMM_WORLD, err), err;
+    }
     return xrdma_mpi_ifunc_load(NULL, image, size, name, ifunc);
 }

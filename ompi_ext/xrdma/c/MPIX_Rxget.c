@@ -11,7 +11,10 @@ int PMPIX_Rxget(void *origin_addr, int origin_count, MPI_Datatype origin_datatyp
                MPI_Datatype target_datatype, MPIX_Ifunc ifunc, const void *args, int args_size,
                MPI_Win win, MPI_Request *request)
 {
-    if (request == NULL) return MPI_Win_call_errhandler(win, MPI_ERR_REQUEST), MPI_ERR_REQUEST;
+    if (request == NULL) {
+        const int err = xrdma_mpi_error_code(MPI_ERR_REQUEST, "MPIX_Rxget: request is NULL");
+        return MPI_Win_call_errhandler(win, err), err;
+    }
     return xrdma_mpi_xop(XRDMA_OP_GET, origin_addr, origin_count, origin_datatype, target_rank,
                          target_disp, target_count, target_datatype, ifunc, args, args_size, win,
                          request);

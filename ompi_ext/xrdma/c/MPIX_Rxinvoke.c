@@ -9,7 +9,10 @@
 int PMPIX_Rxinvoke(MPIX_Ifunc ifunc, const void *args, int args_size, int target_rank, MPI_Win win,
                   MPI_Request *request)
 {
-    if (request == NULL) return MPI_Win_call_errhandler(win, MPI_ERR_REQUEST), MPI_ERR_REQUEST;
+    if (request == NULL) {
+        const int err = xrdma_mpi_error_code(MPI_ERR_REQUEST, "MPIX_Rxinvoke: request is NULL");
+        return MPI_Win_call_errhandler(win, err), err;
+    }
     return xrdma_mpi_xop(XRDMA_OP_INVOKE, NULL, 0, MPI_BYTE, target_rank, 0, 0, MPI_BYTE, ifunc,
                          args, args_size, win, request);
 }

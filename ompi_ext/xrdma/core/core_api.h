@@ -28,6 +28,9 @@ int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t size, const
                          struct MPIX_Ifunc_s **ifunc);
 int xrdma_mpi_ifunc_free(struct MPIX_Ifunc_s **ifunc);
 int xrdma_mpi_progress(void);
+/* An MPI error code of class @p cls whose MPI_Error_string is @p message
+ * (the core's error_code(), for the entry points and the Fortran module). */
+int xrdma_mpi_error_code(int cls, const char *message);
 /* Flushes of @p win that returned without Open MPI's component flush
  * (out[0]) and that went to it (out[1]); returns 0 when XRDMA does not wrap
  * the window's component (osc_flush.h), 1 when it does. For tests. */

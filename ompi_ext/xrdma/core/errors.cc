@@ -1,5 +1,8 @@
 #include "errors.h"
 
+#include "core_api.h"
+
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -18,6 +21,60 @@ std::mutex g_lock;
 bool g_ready = false;
 std::map<std::pair<int, std::string>, int> g_codes;
 constexpr size_t kMaxCodes = 4096;  // distinct messages; then one code per class
+std::map<int, int> g_class_codes;  // those codes, by class
+
+// @p s as text that fits @p max bytes: UTF-8 without control characters.
+// A message may quote a file name or bytes of an image, which need be
+// neither; a program (Python's str(e) among them) decodes it as UTF-8. A
+// byte that does not start a well-formed character, and a control
+// character, become '?'; the cut falls between two characters.
+std::string as_text(const std::string &s, size_t max)
+{
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        const size_t n = c < 0x80                 ? 1
+                         : c >= 0xc2 && c <= 0xdf ? 2
+                         : c >= 0xe0 && c <= 0xef ? 3
+                         : c >= 0xf0 && c <= 0xf4 ? 4
+                                                  : 0;
+        uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+        bool ok = n != 0 && i + n <= s.size();
+        for (size_t k = 1; ok && k < n; ++k) {
+            const unsigned char b = static_cast<unsigned char>(s[i + k]);
+            ok = (b & 0xc0) == 0x80;
+            cp = cp << 6 | (b & 0x3f);
+        }
+        // Shortest form only, no surrogates, nothing past U+10FFFF.
+        ok = ok && (n < 3 || (n == 3 ? cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) : cp >= 0x10000 && cp <= 0x10ffff));
+        const bool control = cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+        const size_t take = ok ? n : 1;
+        if (out.size() + (ok && !control ? n : 1) > max) break;
+        if (ok && !control)
+            out.append(s, i, n);
+        else
+            out += '?';
+        i += take;
+    }
+    return out;
+}
+
+// The code of @p cls past kMaxCodes, whose string is the class's. For an
+// added class it is not the class's own number: Open MPI 4.1 answers
+// MPI_Error_class(MPIX_ERR_PEER) with MPI_ERR_UNKNOWN.
+int class_code(int cls)
+{
+    if (cls <= MPI_ERR_LASTCODE) return cls;
+    auto it = g_class_codes.find(cls);
+    if (it != g_class_codes.end()) return it->second;
+    int code, len = 0;
+    char text[MPI_MAX_ERROR_STRING];
+    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+    MPI_Error_string(cls, text, &len);
+    MPI_Add_error_string(code, text);
+    g_class_codes.emplace(cls, code);
+    return code;
+}
 
 void add_class(int *cls, const char *what)
 {
@@ -80,13 +137,18 @@ int error_code(int cls, const std::string &message)
     auto key = std::make_pair(cls, message);
     auto it = g_codes.find(key);
     if (it != g_codes.end()) return it->second;
-    if (g_codes.size() >= kMaxCodes) return cls;
+    if (g_codes.size() >= kMaxCodes) return class_code(cls);
     int code;
-    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
-    std::string text = message.substr(0, MPI_MAX_ERROR_STRING - 1);
+    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return class_code(cls);
+    std::string text = as_text(message, MPI_MAX_ERROR_STRING - 1);
     MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
     g_codes.emplace(key, code);
     return code;
 }
 
 }  // namespace xrdma::mpi
+
+extern "C" int xrdma_mpi_error_code(int cls, const char *message)
+{
+    return xrdma::mpi::error_code(cls, message ? message : "");
+}

@@ -20,7 +20,10 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
                                     MPIX_Ifunc *ifunc)
 {
     errors_init();
-    if (!ifunc || (path == nullptr && image == nullptr)) return report(MPI_ERR_ARG);
+    const char *call = path ? "MPIX_Ifunc_load" : "MPIX_Ifunc_load_mem";
+    if (!ifunc) return report(error_code(MPI_ERR_ARG, std::string(call) + ": ifunc is NULL"));
+    if (path == nullptr && image == nullptr)
+        return report(error_code(MPI_ERR_ARG, std::string(call) + ": image is NULL"));
     *ifunc = nullptr;
     auto f = std::make_unique<MPIX_Ifunc_s>();
     if (path) {
@@ -37,7 +40,11 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
     } else {
         f->image.assign(static_cast<const uint8_t *>(image), static_cast<const uint8_t *>(image) + size);
     }
-    char entry[256], why[512];
+    // An empty file is the common mistake (a failed build, a truncated
+    // copy): say so in the file's terms.
+    if (path && f->image.empty())
+        return report(error_code(MPIX_ERR_IFUNC_IMAGE, std::string("MPIX_Ifunc_load: ") + path + ": empty file"));
+    char entry[256] = "", why[512] = "";
     ucx_ifunc_status_t st = ucx_ifunc_image_check(f->image.data(), f->image.size(), name, entry,
                                                   sizeof(entry), why, sizeof(why));
     if (st != UCX_IFUNC_OK)
@@ -53,7 +60,7 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
 
 extern "C" int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc)
 {
-    if (!ifunc) return report(MPI_ERR_ARG);
+    if (!ifunc) return report(error_code(MPI_ERR_ARG, "MPIX_Ifunc_free: ifunc is NULL"));
     if (*ifunc == nullptr) return MPI_SUCCESS;
     Runtime &rt = Runtime::get();
     {

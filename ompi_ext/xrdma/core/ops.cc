@@ -16,6 +16,7 @@
 #include "xrdma_common/free_list.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -435,7 +436,9 @@ int target_blocks(const Xop &x, std::vector<Block> *blocks)
     // Xget may reply 8 bytes about a whole region).
     int osize;
     MPI_Type_size(x.otype, &osize);
-    if (x.ocount && !x.origin && osize) return MPI_ERR_BUFFER;
+    if (x.ocount && !x.origin && osize)
+        return error_code(MPI_ERR_BUFFER, std::string(op_name(x.op)) + ": origin_addr is NULL but the origin " +
+                                              "data is " + std::to_string(int64_t(x.ocount) * osize) + " bytes");
     return MPI_SUCCESS;
 }
 
@@ -588,16 +591,37 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         MPI_Win_call_errhandler(win, err);
         return err;
     };
-    if (!w) return bad(MPI_ERR_WIN);
+    if (!w) {
+        // A window XRDMA never saw created: its MPI_Win_* were not the ones
+        // called (libmpi ahead of the core in the program's search order).
+        if (win == MPI_WIN_NULL) return bad(MPI_ERR_WIN);
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) +
+                                               ": XRDMA is not interposed on this window: libmpix_xrdma_core "
+                                               "must come before libmpi (see xrdma(7))"));
+    }
     if (ifunc == nullptr && op != XRDMA_OP_INVOKE) {
         lock.unlock();
         return plain_rma(x);
     }
-    if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0)) return bad(MPI_ERR_COUNT);
-    if (args_size < 0 || (args_size > 0 && !args)) return bad(MPI_ERR_ARG);
+    if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0))
+        return bad(error_code(MPI_ERR_COUNT, std::string(op_name(op)) +
+                                                 (ocount < 0 ? ": origin_count is " + std::to_string(ocount)
+                                                             : ": target_count is " + std::to_string(tcount))));
+    if (args_size < 0)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args_size is " + std::to_string(args_size) +
+                                               ": args are 0 to " + std::to_string(INT_MAX) +
+                                               " bytes (INT_MAX, the limit of the int args_size)"));
+    if (args_size > 0 && !args)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args is NULL but args_size is " +
+                                               std::to_string(args_size)));
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (trank < 0 || trank >= w->size) return bad(MPI_ERR_RANK);
-    if (op == XRDMA_OP_INVOKE && ifunc == nullptr) return bad(MPI_ERR_ARG);
+    if (trank < 0 || trank >= w->size)
+        return bad(error_code(MPI_ERR_RANK, std::string(op_name(op)) + ": target_rank " + std::to_string(trank) +
+                                                " is not a rank of the window's group (0 to " +
+                                                std::to_string(w->size - 1) + ") nor MPI_PROC_NULL"));
+    if (op == XRDMA_OP_INVOKE && ifunc == nullptr)
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": ifunc is MPIX_IFUNC_NULL: an Xinvoke has "
+                                                                       "no data, it needs a function"));
     std::vector<Block> &blocks = blocks_scratch;
     int err = target_blocks(x, &blocks);
     if (err != MPI_SUCCESS) return bad(err);

@@ -42,10 +42,13 @@ struct Peer {
 class Runtime {
 public:
     // (Inline: every MPIX call asks for it.)
+    // Never destroyed: MPI_Finalize may run after static destructors (a
+    // program's atexit(MPI_Finalize) registered before the first window,
+    // which made this, runs after it would be destroyed).
     static Runtime &get()
     {
-        static Runtime rt;
-        return rt;
+        static Runtime *const rt = new Runtime;
+        return *rt;
     }
     Runtime();  // (out of line: Window is incomplete here)
     // Windows still alive at exit are abandoned, not released: MPI and the

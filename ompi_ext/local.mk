@@ -39,7 +39,7 @@ libmpix_xrdma_core_la_SOURCES = \
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 # Calls into the plugin and the other libraries through the GOT, without a
 # PLT stub's jump each: the target side calls xrdma_rank() and
-# ucx_ifunc_ctx_set_forward_prefix() on every X-op (issue 14).
+# ucx_ifunc_ctx_set_forward_prefix() on every X-op.
 libmpix_xrdma_core_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-plt
 # No -lopen-pal: opal_progress_register (progress_hook.cc) binds to the
 # libopen-pal that the program's libmpi loads. As a needed entry of the core

@@ -1,13 +1,14 @@
-// A bitcode image's compile does not stall the target (issue 15). An X-op
-// whose image must be compiled from bitcode is parked here with its payload
-// while the compile helper works (jit_helper.h); the target's progress polls
-// the helper without blocking and serves everything else meanwhile. Order is
-// kept per sender (the endpoint an X-op arrived on, which delivers in issue
-// order): a sender's later X-ops are parked behind its waiting one, other
-// senders are not held. When the compile ends, the parked X-op runs as if it
-// had just arrived (target_handle_invoke): it links the compiled code, or
-// fails with the compile's error like an in-process compile would; then the
-// X-ops parked behind it run, in order.
+// A bitcode image's compile does not stall the target: it takes far longer
+// than any X-op, and the X-ops of other senders have no reason to wait for
+// it. An X-op whose image must be compiled from bitcode is parked here with
+// its payload while the compile helper works (jit_helper.h); the target's
+// progress polls the helper without blocking and serves everything else
+// meanwhile. Order is kept per sender (the endpoint an X-op arrived on, which
+// delivers in issue order): a sender's later X-ops are parked behind its
+// waiting one, other senders are not held. When the compile ends, the parked
+// X-op runs as if it had just arrived (target_handle_invoke): it links the
+// compiled code, or fails with the compile's error like an in-process compile
+// would; then the X-ops parked behind it run, in order.
 //
 // The same queue keeps the X-ops the layer above deferred (a window still
 // being created: ucx_ifunc_ctx_defer()) until it resumes them, in order.

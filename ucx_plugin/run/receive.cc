@@ -320,7 +320,7 @@ inline unsigned ring_look(ucx_ifunc_context *ctx, ucp_worker_h serving)
 // rank waits for it), and so does kLingerTurns looks in all. An empty look
 // ends with cpu_relax(): where the two ranks share a physical core (this
 // VM's fast-AM mode) the sender's work gets the issue slots; without it,
-// the linger gained half as much there (docs/RESULTS.md, stop 38).
+// the linger gained half as much there.
 constexpr unsigned kLingerTurns = 8;  // x g_ring_linger: the most looks one linger takes
 __attribute__((noinline)) unsigned ring_linger(ucx_ifunc_context *ctx, ucp_worker_h serving)
 {

@@ -46,7 +46,7 @@ tests_fuzz_replay_api_CPPFLAGS = $(MPI_TEST_CPPFLAGS) -DOMPI_SKIP_MPICXX=1
 tests_fuzz_replay_api_LDADD = $(MPI_TEST_LDADD)
 tests_fuzz_replay_api_LDFLAGS = -no-install
 tests/fuzz/api_ifunc_image.c: $(srcdir)/tests/fuzz/api_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include \
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) \
 	  --c-array=fuzz_api_image -o $@ $(srcdir)/tests/fuzz/api_ifunc.c
 CLEANFILES += tests/fuzz/api_ifunc_image.c
 
@@ -104,7 +104,7 @@ tests/fuzz/api_core.a: $(FUZZ_API_SOURCES:%=$(srcdir)/%) tests/fuzz/api_ifunc_im
 	    *) $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPIX_XRDMA_CPPFLAGS) -c $$s -o $$o ;; \
 	  esac || exit 1; \
 	done && ar rcs $@ $@.objs/*.o && rm -rf $@.objs
-FUZZ_API_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPIX_XRDMA_CPPFLAGS) -o $@ $< \
+FUZZ_API_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPI_TEST_CPPFLAGS) -DOMPI_SKIP_MPICXX=1 -o $@ $< \
 	$(srcdir)/tests/fuzz/harness_api.cc -Wl,--whole-archive tests/fuzz/api_core.a -Wl,--no-whole-archive \
 	-L.libs -lucx_ifunc -Wl,-rpath,$(abs_builddir)/.libs $(MPI_LIBS) -lopen-pal $(HWLOC_LIBS) $(UCX_LIBS)
 FUZZ_API_DEPS = $(srcdir)/tests/fuzz/harness_api.cc $(srcdir)/tests/fuzz/harness.h tests/fuzz/api_core.a libucx_ifunc.la

@@ -276,10 +276,10 @@ TEST_F(XrdmaCc, MissingTargetHeadersNamed)
     ASSERT_EQ(symlink((dir + link).c_str(), (bin + "/" + link).c_str()), 0);
     std::string install_deps = slurp(srcdir() + "/scripts/install-deps");
     write("v.cc",
-          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "#include <ucx_ifunc/runtime.h>\n#include <vector>\n"
           "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
           "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
-    write("c.c", "#include <stdlib.h>\n#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { return abs((int)args_size); }\n");
+    write("c.c", "#include <stdlib.h>\n#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(plain) { return abs((int)args_size); }\n");
     struct Case {
         const char *source, *kind, *hide_c, *hide_cxx;
         std::vector<std::string> packages;

@@ -107,9 +107,9 @@ benchmarks/cold_bitcode_%.c: $(srcdir)/benchmarks/gen-cold-ifunc
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
 	  $(SHELL) $(srcdir)/benchmarks/gen-cold-ifunc $(cold_pad_bitcode_$*) >$@.tmp && mv $@.tmp $@
 benchmarks/cold_native_%.xfn: benchmarks/cold_native_%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) -o $@ $<
 benchmarks/cold_bitcode_%.xfn: benchmarks/cold_bitcode_%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)tools/xrdma-cc --emit=bitcode --target=$$($(CC) -dumpmachine) -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)tools/xrdma-cc --emit=bitcode --target=$$($(CC) -dumpmachine) $(IFUNC_CPPFLAGS) -o $@ $<
 # Keep the generated sources (they are intermediate files to make).
 .SECONDARY: $(COLD_IMAGES:.xfn=.c)
 CLEANFILES += $(COLD_IMAGES) $(COLD_IMAGES:.xfn=.c)
@@ -128,9 +128,9 @@ CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
 # The step is the example's (examples/mpi_chase_ifunc.c), built twice.
 $(CHASE_IMAGES): examples/xrdma_chase.h
 benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) -o $@ $<
 benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode $(IFUNC_CPPFLAGS) -o $@ $<
 
 # PSCW latency of plain MPI RMA, built plain and with XRDMA linked (the same
 # source): benchmarks/drivers/pscw-ratio runs the two in turn; linking XRDMA must not

@@ -4,7 +4,7 @@
 // on loopback. The images were built here, on x86-64, by xrdma-cc; an
 // aarch64 peer can run them only by JIT-compiling their aarch64 bitcode.
 #include "cluster.h"
-#include "image.h"
+#include "image/image.h"
 #include "peer_state.h"
 
 #include <gtest/gtest.h>

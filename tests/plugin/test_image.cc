@@ -1,8 +1,8 @@
 // Unit tests of SHA-256, the image container (man xrdma-image(5)) and the
 // ELF reader.
-#include "elf_reader.h"
-#include "image.h"
-#include "sha256.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
+#include "image/sha256.h"
 
 #include <gtest/gtest.h>
 

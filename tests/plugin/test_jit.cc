@@ -5,8 +5,8 @@
 // error at the origin while the target keeps serving). Plus, in-process, one
 // compile for concurrent first loads of one image.
 #include "cluster.h"
-#include "image.h"
-#include "loader_jit.h"
+#include "image/image.h"
+#include "load/loader_jit.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 

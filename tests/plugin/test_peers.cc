@@ -3,8 +3,8 @@
 // need-code recovery, put-and-poll, the published-API compat layer, and bad
 // input at the target (which must keep serving).
 #include "cluster.h"
-#include "context.h"
-#include "image.h"
+#include "run/context.h"
+#include "image/image.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 

@@ -1,7 +1,6 @@
 #include "errors.h"
 
-#include "mpix_xrdma.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include <cstdint>
 #include <map>

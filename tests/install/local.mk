@@ -12,7 +12,7 @@ CLEANFILES += .stage-install.lock tests/install/staged.stamp tests/install/stage
 check_DATA += tests/install/staged.stamp
 tests/install/staged.stamp: $(LTLIBRARIES) $(PROGRAMS) $(SCRIPTS) $(MANS) $(DATA) $(HEADERS) Makefile \
 		| $(check_PROGRAMS) $(filter-out tests/install/staged.stamp,$(check_DATA))
-	$(AM_V_GEN)rm -rf tests/install/staged $@ && \
+	$(AM_V_GEN)rm -rf tests/install/staged $@ && $(MKDIR_P) tests/install && \
 	  $(MAKE) $(AM_MAKEFLAGS) install DESTDIR=$(abs_builddir)/tests/install/staged >tests/install/staged.log 2>&1 && \
 	  touch $@ || { tail -20 tests/install/staged.log; exit 1; }
 clean-local: clean-install-staged

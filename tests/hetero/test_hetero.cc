@@ -98,8 +98,7 @@ TEST_F(Hetero, X86ImageRunsAsCompiledAarch64Code)
     }
     double t_warm = (now_us() - t0) / n;
     EXPECT_EQ(1u, jit_compiles(*c, 1));
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.code_sends);
     // The same image runs natively here (the origin is x86-64).
     printf("[ timing ] aarch64 peer under qemu: cold (ship + JIT) %.0f us, warm %.0f us per invocation\n", t_cold,

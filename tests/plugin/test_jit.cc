@@ -780,10 +780,9 @@ TEST_P(JitGated, ShortInvocationsBehindACompileKeepIssueOrder)
     Result cold, warm[3], full;
     c->invoke_async(count_bc, 1, nullptr, 0, &cold);  // counter 1
     ASSERT_TRUE(helper_waits());
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (Result &r : warm) c->invoke_async(count_bc, 1, nullptr, 0, &r);  // 2, 3, 4
-    ucx_ifunc_stats(c->ctx, &s1);
+    ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_EQ(3 * 24u, s1.bytes_sent - s0.bytes_sent) << "they go in the short form";
     c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &full);  // 5: another image, in full
     open_gate('g');
@@ -797,7 +796,7 @@ TEST_P(JitGated, ShortInvocationsBehindACompileKeepIssueOrder)
     }
     ASSERT_EQ(UCX_IFUNC_OK, full.status) << full.message;
     EXPECT_EQ(5u, as_u64(full.reply)) << "after the warm ones issued before it";
-    ucx_ifunc_stats(c->ctx, &s1);
+    s1 = c->stats();
     EXPECT_EQ(0u, s1.need_code_received);
     EXPECT_EQ(1u, peer_jit(1).compiles);
 }

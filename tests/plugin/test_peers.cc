@@ -214,8 +214,7 @@ void Plugin::expect_order_across_paths()
         ASSERT_EQ(UCX_IFUNC_OK, rs[i].status) << rs[i].message;
         ASSERT_EQ(i + 11, as_u64(rs[i].reply)) << "operation " << i << " ran out of issue order";
     }
-    ucx_ifunc_stats_t mine;
-    ucx_ifunc_stats(c->ctx, &mine);
+    const ucx_ifunc_stats_t mine = c->stats();
     const uint64_t theirs = c->peer_stats(1).ring_frames;
     if (GetParam() == "shm") {
         EXPECT_GT(theirs, 32u) << "invocations did not use the peer's ring";
@@ -336,8 +335,7 @@ TEST_P(Plugin, RingsOffByKnob)
         ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         ASSERT_EQ(i, as_u64(r.reply));
     }
-    ucx_ifunc_stats_t mine;
-    ucx_ifunc_stats(c->ctx, &mine);
+    const ucx_ifunc_stats_t mine = c->stats();
     EXPECT_EQ(0u, mine.ring_frames);
     EXPECT_EQ(0u, c->peer_stats(1).ring_frames);
 }
@@ -398,8 +396,7 @@ TEST_P(Plugin, CodeIsSentOncePerPeer)
     const size_t image_size = read_image("basic").size();
     uint64_t a[1] = {7};
     for (int i = 0; i < 10; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(10u, s.invocations_sent);
     EXPECT_EQ(1u, s.code_sends);
     // One image plus ten small headers, nothing more.
@@ -407,7 +404,7 @@ TEST_P(Plugin, CodeIsSentOncePerPeer)
     EXPECT_LT(s.bytes_sent, image_size + 10 * 128);
     // A second peer gets the code once too.
     ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 2, a, sizeof(a)).status);
-    ucx_ifunc_stats(c->ctx, &s);
+    s = c->stats();
     EXPECT_EQ(2u, s.code_sends);
     EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
     EXPECT_EQ(10u, c->peer_stats(1).executed);
@@ -423,14 +420,13 @@ TEST_P(Plugin, WarmInvocationsAreShort)
     ucx_ifunc_h fail = reg("basic", "fail_with");
     uint64_t a[2] = {5, 6};
     ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (int i = 0; i < 3; ++i) {
         Result r = c->invoke(add, 1, a, sizeof(a));
         ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         EXPECT_EQ(11u, as_u64(r.reply));
     }
-    ucx_ifunc_stats(c->ctx, &s1);
+    const ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_EQ(3 * (24 + sizeof(a)), s1.bytes_sent - s0.bytes_sent) << "warm invocations carry a 24-byte header";
     const int32_t seven = 7;
     for (int i = 0; i < 2; ++i) {  // its first call binds the next index, the second uses it
@@ -467,8 +463,7 @@ TEST_P(Plugin, BindingsFollowTheCodeCache)
     }
     EXPECT_EQ(1u, c->peer_stats(1).cache_entries);
     EXPECT_EQ(6u, c->peer_stats(1).images_loaded) << "each turn loads its image again";
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(4u, s.need_code_received);
 }
 
@@ -483,8 +478,7 @@ TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
     Result r = c->invoke(add, 1, a, sizeof(a));
     ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     EXPECT_EQ(11u, as_u64(r.reply));
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.need_code_received);
     EXPECT_EQ(2u, s.code_sends);
     EXPECT_EQ(2u, c->peer_stats(1).images_loaded);
@@ -511,8 +505,7 @@ void Plugin::expect_issue_order_across_resends(const char *x_first, const char *
     r = c->invoke(count, 1, nullptr, 0);  // basic.xfn loaded and bound, order.xfn dropped
     ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     ASSERT_EQ(2u, as_u64(r.reply));
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (uint64_t round = 0; round < 3; ++round) {
         Result a, b;
         c->invoke_async(again, 1, nullptr, 0, &a);
@@ -524,7 +517,7 @@ void Plugin::expect_issue_order_across_resends(const char *x_first, const char *
                                                   << "' was asked for again and overtaken by 'count' issued after it";
         EXPECT_EQ(4 + 2 * round, as_u64(b.reply)) << "round " << round;
     }
-    ucx_ifunc_stats(c->ctx, &s1);
+    const ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_GE(s1.need_code_received - s0.need_code_received, 3u) << "the target never asked for the code again";
     EXPECT_EQ(0u, c->peer_stats(1).rejected);
 }
@@ -624,8 +617,7 @@ TEST_P(Plugin, ForwardToThirdProcessRepliesToOrigin)
     EXPECT_EQ(0, out.origin);
     EXPECT_EQ(1u, c->peer_stats(1).forwarded);
     // Rank 1 shipped the code on to rank 2; the origin sent it only to rank 1.
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.code_sends);
     EXPECT_EQ(1u, c->peer_stats(1).code_sends);
 }
@@ -724,8 +716,7 @@ TEST_P(Plugin, WarmInvocationsNameTheirSenderByRank)
     for (int rank : {1, 2}) EXPECT_EQ(0u, c->peer_stats(rank).rejected) << "rank " << rank;
     // No resend, as a sender a target did not recognise would have had to
     // make: the origin sent each invocation once, each peer forwarded 40.
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(2 + 2 * 40u, s.invocations_sent);
     for (int rank : {1, 2}) EXPECT_EQ(40u, c->peer_stats(rank).invocations_sent) << "rank " << rank;
 }
@@ -841,8 +832,7 @@ TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
         memcpy(&out, r.reply.data(), sizeof(out));
         for (int h = 0; h < a.hops; ++h) EXPECT_EQ(a.route[h], out.path[h]) << "hop " << h;
     }
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(0u, s.need_code_received) << "the forward that went carried the code";
     EXPECT_EQ(2u, s.code_sends) << "once to rank 1, once on to rank 2";
     EXPECT_EQ(1u, c->peer_stats(2).images_loaded);
@@ -945,8 +935,7 @@ TEST_P(Plugin, AcksComeBackThroughTheRing)
     ucx_ifunc_h bump = reg("basic", "bump");
     ucx_ifunc_h fail = reg("basic", "fail_with");
     for (int i = 0; i < 8; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(bump, 1, nullptr, 0).status);  // (rings set up)
-    ucx_ifunc_stats_t before;
-    ucx_ifunc_stats(c->ctx, &before);
+    const ucx_ifunc_stats_t before = c->stats();
     std::vector<Result> rs(300);
     Result bad;
     const int32_t rc = 4;
@@ -962,8 +951,7 @@ TEST_P(Plugin, AcksComeBackThroughTheRing)
     }
     EXPECT_EQ(UCX_IFUNC_ERR_RETURN, bad.status) << bad.message;
     EXPECT_EQ(8u + rs.size(), c->peer_counter(1));
-    ucx_ifunc_stats_t after;
-    ucx_ifunc_stats(c->ctx, &after);
+    const ucx_ifunc_stats_t after = c->stats();
     const uint64_t frames = after.ring_frames - before.ring_frames;
     if (GetParam() == "shm") {
         EXPECT_GT(frames, 0u) << "no answer came back through the origin's ring";

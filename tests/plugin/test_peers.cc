@@ -5,6 +5,7 @@
 #include "cluster.h"
 #include "run/context.h"
 #include "image/image.h"
+#include "chase.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 
@@ -591,26 +592,15 @@ TEST_P(Plugin, WithdrawnResendDoesNotStallLaterInvocations)
     expect_serving(1);
 }
 
-chase_args route(std::initializer_list<int> ranks)
-{
-    chase_args a{};
-    a.hops = int32_t(ranks.size());
-    int i = 0;
-    for (int r : ranks) a.route[i++] = r;
-    return a;
-}
-
 TEST_P(Plugin, ForwardToThirdProcessRepliesToOrigin)
 {
     start(2);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 2});
+    chase_args a = chase_route({1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
-    EXPECT_EQ(2, r.rank) << "the last hop answers the origin itself";
-    ASSERT_EQ(sizeof(a), r.reply.size());
     chase_args out;
-    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_TRUE(chase_reply(r, &out));
+    EXPECT_EQ(2, r.rank) << "the last hop answers the origin itself";
     EXPECT_EQ(2, out.n);
     EXPECT_EQ(1, out.path[0]);
     EXPECT_EQ(2, out.path[1]);
@@ -677,12 +667,10 @@ TEST_P(Plugin, ProgressWaitDeliversEveryAnswer)
 void Plugin::expect_long_chain()
 {
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
+    chase_args a = chase_route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     chase_args out;
-    ASSERT_EQ(sizeof(out), r.reply.size());
-    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_TRUE(chase_reply(r, &out));
     ASSERT_EQ(a.hops, out.n);
     for (int i = 0; i < a.hops; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
     EXPECT_EQ(2, r.rank);
@@ -817,7 +805,7 @@ TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
 {
     start(2);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 0, 2});
+    chase_args a = chase_route({1, 0, 2});
     ucp_ep_h to2 = c->peer(2).ep;
     c->ctx->failed_eps.insert(to2);
     Result r = c->invoke(chase, 1, &a, sizeof(a));
@@ -826,10 +814,8 @@ TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
     EXPECT_NE(std::string::npos, r.message.find("forwarding to rank 2 failed")) << r.message;
     for (int i = 0; i < 2; ++i) {
         r = c->invoke(chase, 1, &a, sizeof(a));
-        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         chase_args out;
-        ASSERT_EQ(sizeof(out), r.reply.size());
-        memcpy(&out, r.reply.data(), sizeof(out));
+        ASSERT_TRUE(chase_reply(r, &out));
         for (int h = 0; h < a.hops; ++h) EXPECT_EQ(a.route[h], out.path[h]) << "hop " << h;
     }
     const ucx_ifunc_stats_t s = c->stats();
@@ -842,7 +828,7 @@ TEST_P(Plugin, ForwardToUnknownRankFails)
 {
     start(1);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 7});
+    chase_args a = chase_route({1, 7});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
     EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status);
     EXPECT_NE(std::string::npos, r.message.find("returned -2")) << r.message;

@@ -327,9 +327,7 @@ TEST_P(Plugin, StaysIsReadFromTheImage)
 
 TEST_P(Plugin, RingsOffByKnob)
 {
-    setenv("XRDMA_RING", "off", 1);
-    start(1);
-    unsetenv("XRDMA_RING");
+    start_under("XRDMA_RING", "off", 1);
     ucx_ifunc_h count = reg("basic", "count");
     for (uint64_t i = 1; i <= 50; ++i) {
         Result r = c->invoke(count, 1, nullptr, 0);
@@ -447,9 +445,7 @@ TEST_P(Plugin, WarmInvocationsAreShort)
 // bind, then need code) and keep giving the right answers.
 TEST_P(Plugin, BindingsFollowTheCodeCache)
 {
-    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
-    start(1);
-    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    start_under("XRDMA_CODE_CACHE_SIZE", "1", 1);
     ucx_ifunc_h add = reg("basic", "add_u64");
     ucx_ifunc_h echo = reg("unit_two", "echo");
     uint64_t a[2] = {5, 6};
@@ -494,9 +490,7 @@ TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
 // ifunc replies the number it took from the target's counter.
 void Plugin::expect_issue_order_across_resends(const char *x_first, const char *x_again)
 {
-    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
-    start(1);
-    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    start_under("XRDMA_CODE_CACHE_SIZE", "1", 1);
     ucx_ifunc_h first = reg("order", x_first);
     ucx_ifunc_h again = reg("order", x_again);
     ucx_ifunc_h count = reg("basic", "count");
@@ -537,9 +531,7 @@ TEST_P(Plugin, IssueOrderKeptAcrossNeedCode) { expect_issue_order_across_resends
 // the one it asked for again.
 TEST_P(Plugin, IssueOrderKeptAcrossResendsOfForwards)
 {
-    setenv("XRDMA_TEST_CACHE_1_AT", "1", 1);  // (the forwarder keeps both images, to resend them)
-    start(2);
-    unsetenv("XRDMA_TEST_CACHE_1_AT");
+    start_under("XRDMA_TEST_CACHE_1_AT", "1", 2);  // (the forwarder keeps both images, to resend them)
     ucx_ifunc_h x = reg("order", "tick_at");
     ucx_ifunc_h y = reg("order_b", "tick_at");
     const int32_t at = 1;
@@ -630,9 +622,7 @@ TEST_P(Plugin, LingeringKeepsOrderAndAnswers)
 {
     for (const char *linger : {"4096", "0"}) {
         SCOPED_TRACE(std::string("XRDMA_RING_LINGER=") + linger);
-        setenv("XRDMA_RING_LINGER", linger, 1);
-        start(2);
-        unsetenv("XRDMA_RING_LINGER");
+        start_under("XRDMA_RING_LINGER", linger, 2);
         expect_order_across_paths();
         expect_long_chain();
         expect_serving(2);
@@ -653,9 +643,7 @@ TEST_P(Plugin, ProgressWaitDeliversEveryAnswer)
     ucx_ifunc_set_spin(nullptr, 0);
     for (const char *looks : {"8", "4096", "0", "4096 without spin"}) {
         SCOPED_TRACE(std::string("XRDMA_RING_WAIT=") + looks);
-        setenv("XRDMA_RING_WAIT", std::string(looks).substr(0, std::string(looks).find(' ')).c_str(), 1);
-        start(2);
-        unsetenv("XRDMA_RING_WAIT");
+        start_under("XRDMA_RING_WAIT", std::string(looks).substr(0, std::string(looks).find(' ')).c_str(), 2);
         if (strchr(looks, ' ')) ucx_ifunc_set_spin(c->ctx, 0);
         c->pass = ucx_ifunc_progress_wait;
         expect_order_across_paths();
@@ -837,9 +825,7 @@ TEST_P(Plugin, ForwardToUnknownRankFails)
 
 TEST_P(Plugin, UnresolvedSymbolIsLinkError)
 {
-    setenv("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
     ucx_ifunc_h bad = reg("unresolved", nullptr);
     Result r = c->invoke(bad, 1, nullptr, 0);
     EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status);
@@ -1005,9 +991,7 @@ TEST_P(Plugin, MissingEntryIsReported)
 
 TEST_P(Plugin, TargetNeverHadTheCode)
 {
-    setenv("XRDMA_SYMBOLS", "all", 1);  // the probe reads /proc and lists the cwd
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);  // the probe reads /proc and lists the cwd
     // The image exists only in the origin's memory by the time it runs.
     char dir[] = "/tmp/xrdma-origin-XXXXXX";
     ASSERT_NE(nullptr, mkdtemp(dir));
@@ -1112,9 +1096,7 @@ TEST_P(Plugin, LibcFaultContainmentFollowsThePolicy)
     SKIP_UNDER_SANITIZER();
     std::string path = allowlist("memcpy\nstrlen\nqsort\nxrdma_reply\n__cxa_finalize\n__gmon_start__\n"
                                  "_ITM_registerTMCloneTable\n_ITM_deregisterTMCloneTable\n__stack_chk_fail\n");
-    setenv("XRDMA_SYMBOLS", path.c_str(), 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", path.c_str(), 1);
     uint64_t bad[2] = {0x1000, 64};
     Result r = c->invoke(reg("libc_faults", "copy_from"), 1, bad, sizeof(bad));
     EXPECT_EQ(UCX_IFUNC_ERR_FAULT, r.status) << r.message;
@@ -1122,9 +1104,7 @@ TEST_P(Plugin, LibcFaultContainmentFollowsThePolicy)
     TearDown();
     unlink(path.c_str());
 
-    setenv("XRDMA_SYMBOLS", "all", 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);
     Result dead;
     c->invoke_async(reg("libc_faults", "copy_from"), 1, bad, sizeof(bad), &dead);
     EXPECT_TRUE(c->progress_until([&] { return !c->peer_alive(1); }, 30)) << "the target survived";
@@ -1213,9 +1193,7 @@ TEST_P(Plugin, SymbolPolicyRefusesImportsBeforeRunning)
     // An allowlist file that names it lets it through.
     std::string path = allowlist("# test allowlist\nsystem\n__cxa_finalize\n__gmon_start__\n"
                                  "_ITM_registerTMCloneTable\n_ITM_deregisterTMCloneTable\n");
-    setenv("XRDMA_SYMBOLS", path.c_str(), 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", path.c_str(), 1);
     r = c->invoke(reg("forbidden", nullptr), 1, cmd, sizeof(cmd));
     EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     unlink(path.c_str());

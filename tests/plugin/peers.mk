@@ -21,7 +21,7 @@ tests/plugin/compat/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/pl
 
 noinst_LTLIBRARIES += tests/plugin/libxrdma_testenv.la
 tests_plugin_libxrdma_testenv_la_SOURCES = tests/plugin/ucx_env.cc tests/plugin/ucx_env.h \
-	tests/plugin/cluster.cc tests/plugin/cluster.h tests/plugin/peer_state.h
+	tests/plugin/cluster.cc tests/plugin/cluster.h tests/plugin/chase.h tests/plugin/peer_state.h
 
 check_PROGRAMS += tests/plugin/xrdma_test_peer tests/plugin/test_peers
 tests_plugin_xrdma_test_peer_SOURCES = tests/plugin/peer_main.cc

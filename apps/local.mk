@@ -14,7 +14,7 @@ APPS_PROGS =
 APPS_IMAGES =
 # An application's ifunc image, from the .c of the same name: as the
 # top-level %.xfn rule, with apps/common (mix.h) on the include path too.
-APPS_XRDMA_CC = tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -I$(top_srcdir)/apps/common
+APPS_XRDMA_CC = tools/xrdma-cc $(IFUNC_CPPFLAGS) -I$(top_srcdir)/apps/common
 
 include apps/bfs/local.mk
 include apps/dht/local.mk

@@ -256,6 +256,33 @@ __attribute__((unused)) static struct bench_stats bench_summarize(double *v, siz
     return s;
 }
 
+/* The completion of an invocation whose reply is one uint64_t (the
+ * callback bench_u64_done): a reply of another size is
+ * UCX_IFUNC_ERR_PROTOCOL; message is set only on an error. */
+struct bench_u64_reply {
+    volatile int done;
+    ucx_ifunc_status_t status;
+    int rank; /* that answered */
+    uint64_t value;
+    char message[256];
+};
+
+__attribute__((unused)) static void bench_u64_done(const ucx_ifunc_result_t *r, void *user_data)
+{
+    struct bench_u64_reply *out = user_data;
+    out->status = r->status;
+    out->rank = r->rank;
+    if (r->status != UCX_IFUNC_OK) { /* not on the measured path */
+        snprintf(out->message, sizeof(out->message), "%s", r->message ? r->message : "");
+    } else if (r->reply_size != sizeof(out->value)) {
+        out->status = UCX_IFUNC_ERR_PROTOCOL;
+        snprintf(out->message, sizeof(out->message), "reply of %zu bytes", r->reply_size);
+    } else {
+        memcpy(&out->value, r->reply, sizeof(out->value));
+    }
+    out->done = 1;
+}
+
 /* NAME in the directory of this executable. */
 __attribute__((unused)) static const char *bench_beside_exe(const char *name)
 {

@@ -10,7 +10,7 @@ EXTRA_benchmarks_plugin_invoke_latency_DEPENDENCIES = $(BENCH_IFUNC_IMAGES)
 BENCH_IFUNC_IMAGES = benchmarks/echo_ifunc.xfn benchmarks/echo_ifunc_bc.xfn
 # The same ifunc with LLVM bitcode only: the target compiles it (JIT).
 benchmarks/echo_ifunc_bc.xfn: benchmarks/echo_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode $(IFUNC_CPPFLAGS) -o $@ $<
 EXTRA_DIST += benchmarks/echo_ifunc.c
 CLEANFILES += $(BENCH_IFUNC_IMAGES)
 

@@ -128,32 +128,12 @@ static double am_rtt(struct bench_ucx *b, uint64_t v, long spin)
     return dt;
 }
 
-struct echo_result {
-    volatile int done;
-    ucx_ifunc_status_t status;
-    uint64_t value;
-    char message[200];
-};
-
-static void echo_done(const ucx_ifunc_result_t *r, void *user_data)
-{
-    struct echo_result *e = user_data;
-    e->status = r->status;
-    if (r->status != UCX_IFUNC_OK) /* not on the measured path */
-        snprintf(e->message, sizeof(e->message), "%s", r->message ? r->message : "");
-    if (r->status == UCX_IFUNC_OK && r->reply_size == sizeof(e->value))
-        memcpy(&e->value, r->reply, sizeof(e->value));
-    else if (r->status == UCX_IFUNC_OK)
-        e->status = UCX_IFUNC_ERR_PROTOCOL;
-    e->done = 1;
-}
-
 static double ifunc_rtt(struct bench_ucx *b, ucx_ifunc_h f, uint64_t v, long spin)
 {
-    struct echo_result e;
+    struct bench_u64_reply e;
     memset(&e, 0, sizeof(e));
     double t0 = bench_now_us();
-    ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[1], &v, sizeof(v), echo_done, &e);
+    ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[1], &v, sizeof(v), bench_u64_done, &e);
     if (st != UCX_IFUNC_INPROGRESS) bench_die("ucx_ifunc_invoke_nb: %s", ucx_ifunc_status_string(st));
     long idle = 0;
     while (!e.done) {

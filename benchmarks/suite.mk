@@ -107,9 +107,9 @@ benchmarks/cold_bitcode_%.c: $(srcdir)/benchmarks/gen-cold-ifunc
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
 	  $(SHELL) $(srcdir)/benchmarks/gen-cold-ifunc $(cold_pad_bitcode_$*) >$@.tmp && mv $@.tmp $@
 benchmarks/cold_native_%.xfn: benchmarks/cold_native_%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) -o $@ $<
 benchmarks/cold_bitcode_%.xfn: benchmarks/cold_bitcode_%.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)tools/xrdma-cc --emit=bitcode --target=$$($(CC) -dumpmachine) -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)tools/xrdma-cc --emit=bitcode --target=$$($(CC) -dumpmachine) $(IFUNC_CPPFLAGS) -o $@ $<
 # Keep the generated sources (they are intermediate files to make).
 .SECONDARY: $(COLD_IMAGES:.xfn=.c)
 CLEANFILES += $(COLD_IMAGES) $(COLD_IMAGES:.xfn=.c)
@@ -132,9 +132,9 @@ CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
 # The step is the example's (examples/mpi_chase_ifunc.c), built twice.
 $(CHASE_IMAGES): examples/xrdma_chase.h
 benchmarks/xchase_native.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) -o $@ $<
 benchmarks/xchase_bitcode.xfn: examples/mpi_chase_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode -I$(top_srcdir)/ucx_plugin/include -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=bitcode $(IFUNC_CPPFLAGS) -o $@ $<
 
 # PSCW latency of plain MPI RMA, built plain and with XRDMA linked (the same
 # source): benchmarks/drivers/pscw-ratio runs the two in turn; linking XRDMA must not
@@ -150,6 +150,9 @@ benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
 EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio
+# MPICH's RMA tests, plain and with XRDMA linked (benchmarks/drivers/mpich-rma
+# builds them from Debian's mpich source, fetched into the build directory).
+EXTRA_DIST += benchmarks/drivers/mpich-rma benchmarks/mpitestconf.h
 
 BENCH_SUITE_IMAGES = benchmarks/osu_ifuncs.xfn $(COLD_IMAGES) $(CHASE_IMAGES)
 EXTRA_DIST += benchmarks/osu_ifuncs.c
@@ -164,7 +167,7 @@ BENCH_OUT = bench-results
 BENCH_SUITE_PROGS = $(OSU_LAT_PROGS:=$(EXEEXT)) $(OSU_BW_PROGS:=$(EXEEXT)) \
 	benchmarks/osu_xinvoke_cold$(EXEEXT) benchmarks/osu_xget_compile$(EXEEXT) benchmarks/osu_xstream$(EXEEXT) \
 	benchmarks/ucp_path_probe$(EXEEXT) benchmarks/xrdma_pointer_chase$(EXEEXT) $(PSCW_PROGS:=$(EXEEXT)) \
-	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/compat_msg_rate$(EXEEXT)
+	$(WINCOST_PROGS:=$(EXEEXT)) benchmarks/first_xop$(EXEEXT) benchmarks/compat_msg_rate$(EXEEXT)
 bench: $(BENCH_SUITE_PROGS) $(BENCH_SUITE_IMAGES) benchmarks/compat_inc.so
 	@MPIRUN=$(MPIRUN) $(SHELL) $(srcdir)/benchmarks/drivers/run-bench $(abs_builddir) $(abs_srcdir) $(BENCH_OUT); \
 	rc=$$?; \
@@ -234,3 +237,10 @@ benchmarks_wincost_xrdma_SOURCES = benchmarks/wincost.c
 benchmarks_wincost_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_wincost_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_wincost_xrdma_LDFLAGS = -no-install
+# ... and what the set-up left to a window's first X-operation costs it.
+noinst_PROGRAMS += benchmarks/first_xop
+benchmarks_first_xop_SOURCES = benchmarks/first_xop.c
+benchmarks_first_xop_CPPFLAGS = $(OSU_BENCH_CPPFLAGS)
+benchmarks_first_xop_LDADD = $(OSU_BENCH_LDADD)
+benchmarks_first_xop_LDFLAGS = -no-install
+EXTRA_benchmarks_first_xop_DEPENDENCIES = benchmarks/osu_ifuncs.xfn

@@ -4,7 +4,7 @@
  * peer polls, and of the same frame written with plain stores through
  * ucp_rkey_ptr() (only where UCX maps the peer's memory: shared memory).
  * Rounds interleave the three; ratios are of the medians over rounds. This
- * is the measurement behind the plugin's rings (ucx_plugin/ring.cc): stores
+ * is the measurement behind the plugin's rings (ucx_plugin/wire/ring.cc): stores
  * where they work, active messages elsewhere.
  *
  *   mpirun -n 2 ucp_path_probe [--csv] [-i ITERS] [-r ROUNDS] */

@@ -5,7 +5,7 @@
  * (UCX_IFUNC_INVOKE_LAZY_ACK). */
 #include <stdint.h>
 #include <string.h>
-#include <xrdma_ifunc.h>
+#include <ucx_ifunc/runtime.h> /* the plugin's runtime API: this example runs without MPI */
 
 XRDMA_IFUNC(bump)
 {

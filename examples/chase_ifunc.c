@@ -8,7 +8,7 @@
  * the first invocation and is cached by hash. */
 #include <stdint.h>
 #include <string.h>
-#include <xrdma_ifunc.h>
+#include <ucx_ifunc/runtime.h> /* the plugin's runtime API: this example runs without MPI */
 
 #include "xrdma_chase.h"
 

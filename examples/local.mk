@@ -87,6 +87,6 @@ examples_mpi_embedded_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_embedded_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_embedded_LDFLAGS = -no-install
 examples/mpi_embedded_image.c: examples/mpi_embedded_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --c-array=add_image -I$(top_srcdir)/ucx_plugin/include -o $@ $(srcdir)/examples/mpi_embedded_ifunc.c
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --c-array=add_image $(IFUNC_CPPFLAGS) -o $@ $(srcdir)/examples/mpi_embedded_ifunc.c
 CLEANFILES += examples/mpi_embedded_image.c
 EXTRA_DIST += examples/mpi_embedded_ifunc.c

@@ -146,30 +146,6 @@ static uint64_t am_chase(struct bench_ucx *b, const struct chase_slice *s, uint6
 
 /* ---- one X-RDMA chase ------------------------------------------------- */
 
-struct chase_result {
-    int done;
-    ucx_ifunc_status_t status;
-    uint64_t node;
-    int rank;
-    char message[256];
-};
-
-static void chase_done(const ucx_ifunc_result_t *r, void *user_data)
-{
-    struct chase_result *out = user_data;
-    out->status = r->status;
-    out->rank = r->rank;
-    if (r->status != UCX_IFUNC_OK) /* not on the measured path */
-        snprintf(out->message, sizeof(out->message), "%s", r->message ? r->message : "");
-    if (r->status == UCX_IFUNC_OK && r->reply_size != sizeof(uint64_t)) {
-        out->status = UCX_IFUNC_ERR_PROTOCOL;
-        snprintf(out->message, sizeof(out->message), "reply of %zu bytes", r->reply_size);
-    } else if (r->status == UCX_IFUNC_OK) {
-        memcpy(&out->node, r->reply, sizeof(out->node));
-    }
-    out->done = 1;
-}
-
 /* Rank 0: chase from start; returns the final node (or dies). */
 static uint64_t xrdma_chase(struct bench_ucx *b, ucx_ifunc_h f, const struct chase_slice *s,
                             uint64_t start, uint64_t depth, long spin)
@@ -180,16 +156,17 @@ static uint64_t xrdma_chase(struct bench_ucx *b, ucx_ifunc_h f, const struct cha
         m.remaining--;
     }
     if (m.remaining == 0) return m.node;
-    struct chase_result res;
+    /* The last hop replies the final node (bench_common.h reads it back). */
+    struct bench_u64_reply res;
     memset(&res, 0, sizeof(res));
     int owner = (int)(m.node / s->nodes_per_rank);
-    ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[owner], &m, sizeof(m), chase_done, &res);
+    ucx_ifunc_status_t st = ucx_ifunc_invoke_nb(f, b->eps[owner], &m, sizeof(m), bench_u64_done, &res);
     if (st != UCX_IFUNC_INPROGRESS) bench_die("ucx_ifunc_invoke_nb: %s", ucx_ifunc_status_string(st));
     wait_for(b, &res.done, spin, "a chase");
     if (res.status != UCX_IFUNC_OK)
         bench_die("chase from node %" PRIu64 " failed at rank %d: %s (%s)", start, res.rank,
             ucx_ifunc_status_string(res.status), res.message);
-    return res.node;
+    return res.value;
 }
 
 /* ---- main -------------------------------------------------------------- */

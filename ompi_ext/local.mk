@@ -11,13 +11,18 @@
 # both libraries (see install-exec-hook below), and an Open MPI with the
 # extension puts -lmpix_xrdma_core in its wrappers' flags
 # (ompi_ext/xrdma/configure.m4).
-MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c \
+# The core sees the plugin's public headers, the ifunc runtime API it
+# implements (include/) and its own folder, not the entry points' (c/): it
+# does not include from the layer above (tests/docs/test_architecture.sh).
+MPIX_XRDMA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/include \
 	-I$(top_srcdir)/ompi_ext/xrdma/core $(MPI_CPPFLAGS) $(HWLOC_CFLAGS) -DOMPI_SKIP_MPICXX=1
+# The entry points see what an Open MPI build of the extension gives them:
+# mpi.h, their own folder, and the core's C interface (../core/core_api.h).
+MPIX_XRDMA_C_CPPFLAGS = $(MPI_CPPFLAGS) -DOMPI_SKIP_MPICXX=1
 
 lib_LTLIBRARIES += libmpix_xrdma_core.la libmpix_xrdma.la
 libmpix_xrdma_core_la_SOURCES = \
-	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
-	ompi_ext/xrdma/c/xrdma_mpi.h ompi_ext/xrdma/core/op_wire.h \
+	ompi_ext/xrdma/core/core_api.h ompi_ext/xrdma/core/op_wire.h \
 	ompi_ext/xrdma/core/errors.cc ompi_ext/xrdma/core/errors.h ompi_ext/xrdma/core/knobs.cc \
 	ompi_ext/xrdma/core/datatype.cc ompi_ext/xrdma/core/datatype.h \
 	ompi_ext/xrdma/core/runtime.cc ompi_ext/xrdma/core/runtime.h \
@@ -45,7 +50,7 @@ EXTRA_DIST += ompi_ext/xrdma/core/mpi_mpich.cc ompi_ext/xrdma/core/mpi_mpich.h \
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 # Calls into the plugin and the other libraries through the GOT, without a
 # PLT stub's jump each: the target side calls xrdma_rank() and
-# ucx_ifunc_ctx_set_forward_prefix() on every X-op (issue 14).
+# ucx_ifunc_ctx_set_forward_prefix() on every X-op.
 libmpix_xrdma_core_la_CXXFLAGS = $(AM_CXXFLAGS) -fno-plt
 # No -lopen-pal: opal_progress_register (progress_hook.cc) binds to the
 # libopen-pal that the program's libmpi loads. As a needed entry of the core
@@ -62,15 +67,19 @@ libmpix_xrdma_la_SOURCES = \
 	ompi_ext/xrdma/c/MPIX_Ifunc_load.c ompi_ext/xrdma/c/MPIX_Ifunc_load_mem.c \
 	ompi_ext/xrdma/c/MPIX_Ifunc_free.c ompi_ext/xrdma/c/MPIX_Xprogress.c \
 	ompi_ext/xrdma/c/mpiext_xrdma_c.h ompi_ext/xrdma/c/mpix_xrdma.h \
-	ompi_ext/xrdma/c/xrdma_mpi.h
-libmpix_xrdma_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
+	ompi_ext/xrdma/c/xrdma_mpi.h ompi_ext/xrdma/core/core_api.h
+libmpix_xrdma_la_CPPFLAGS = $(MPIX_XRDMA_C_CPPFLAGS)
 libmpix_xrdma_la_LIBADD = libmpix_xrdma_core.la $(MPI_LIBS)
 libmpix_xrdma_la_LDFLAGS = -version-info 0:0:0
 
-# Only the public API is installed. xrdma_mpi.h, the core's C interface to
-# the MPIX_* entry points, lives beside them in ompi_ext/xrdma/c: an Open MPI
-# built with the extension compiles it from that folder, not from an install.
-include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h
+# Only the public API is installed: the MPIX_* functions' headers, and the
+# MPI layer's runtime API for ifuncs (include/xrdma_ifunc.h, over the
+# plugin's <ucx_ifunc/runtime.h>). xrdma_mpi.h, what the MPIX_* entry
+# points include to call the core (its C interface, core/core_api.h), lives
+# beside them in ompi_ext/xrdma/c: an Open MPI built with the extension
+# compiles both from the extension's folder, not from an install.
+include_HEADERS += ompi_ext/xrdma/c/mpix_xrdma.h ompi_ext/xrdma/c/mpiext_xrdma_c.h \
+	ompi_ext/xrdma/include/xrdma_ifunc.h
 pkgconfig_DATA += ompi_ext/mpix-xrdma.pc
 EXTRA_DIST += ompi_ext/xrdma/configure.m4 ompi_ext/xrdma/Makefile.am \
 	ompi_ext/xrdma/c/Makefile.am

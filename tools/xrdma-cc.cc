@@ -9,9 +9,9 @@
 // executed: --showme prints the plan, later options (--target, --emit) add
 // parts and commands to it without changing the rest.
 #include "xrdma_common/config.h"
-#include "elf_reader.h"
-#include "image.h"
-#include "loader_jit.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
+#include "load/loader_jit.h"
 
 #include <algorithm>
 #include <cctype>

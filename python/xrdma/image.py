@@ -1,6 +1,6 @@
 """Writing XRDMA images (the format of xrdma-image(5)) from Python.
 
-The C writer (ucx_plugin/image.cc) is internal to libucx_ifunc, so this is
+The C writer (ucx_plugin/image/image.cc) is internal to libucx_ifunc, so this is
 the same layout written here: a 64-byte header (magic "XRDMAIMG", version 1,
 total size, counts, SHA-256 of the image with the hash field zeroed), the
 entry table (8 bytes each), the part table (32 bytes each), the names and

@@ -2,10 +2,10 @@
 // copy of the input, so AddressSanitizer sees any read past its end.
 #include "harness.h"
 
-#include "elf_reader.h"
-#include "image.h"
-#include "sha256.h"
-#include "wire.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
+#include "image/sha256.h"
+#include "wire/wire.h"
 
 #include <cstdio>
 #include <cstdlib>

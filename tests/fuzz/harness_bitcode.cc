@@ -10,8 +10,8 @@
 // Input: entry names (comma-separated, as the image lists them) NUL bitcode.
 #include "harness.h"
 
-#include "code_cache.h"
-#include "image.h"
+#include "load/code_cache.h"
+#include "image/image.h"
 
 #include <cstdio>
 #include <cstdlib>

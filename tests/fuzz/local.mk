@@ -46,7 +46,7 @@ tests_fuzz_replay_api_CPPFLAGS = $(MPI_TEST_CPPFLAGS) -DOMPI_SKIP_MPICXX=1
 tests_fuzz_replay_api_LDADD = $(MPI_TEST_LDADD)
 tests_fuzz_replay_api_LDFLAGS = -no-install
 tests/fuzz/api_ifunc_image.c: $(srcdir)/tests/fuzz/api_ifunc.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include \
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) \
 	  --c-array=fuzz_api_image -o $@ $(srcdir)/tests/fuzz/api_ifunc.c
 CLEANFILES += tests/fuzz/api_ifunc_image.c
 
@@ -65,10 +65,10 @@ FUZZ_FLAGS = -std=c++17 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_RUN_FLAGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 # The decoders under test, compiled into each target with instrumentation.
-FUZZ_DECODERS = $(srcdir)/ucx_plugin/image.cc $(srcdir)/ucx_plugin/sha256.cc \
-	$(srcdir)/ucx_plugin/elf_reader.cc $(srcdir)/ucx_plugin/wire.cc $(srcdir)/common/file.cc
+FUZZ_DECODERS = $(srcdir)/ucx_plugin/image/image.cc $(srcdir)/ucx_plugin/image/sha256.cc \
+	$(srcdir)/ucx_plugin/image/elf_reader.cc $(srcdir)/ucx_plugin/wire/wire.cc $(srcdir)/common/file.cc
 FUZZ_DEPS = $(FUZZ_DECODERS) $(srcdir)/tests/fuzz/harness.cc $(srcdir)/tests/fuzz/harness.h \
-	$(wildcard $(srcdir)/ucx_plugin/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
+	$(wildcard $(srcdir)/ucx_plugin/*/*.h) $(wildcard $(srcdir)/common/include/xrdma_common/*.h)
 FUZZ_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(PLUGIN_CPPFLAGS) -o $@ \
 	$(srcdir)/tests/fuzz/harness.cc $(FUZZ_DECODERS) $(CRYPTO_LIBS)
 CLEANFILES += tests/fuzz/fuzz_image tests/fuzz/fuzz_elf tests/fuzz/fuzz_wire tests/fuzz/fuzz_bitcode \
@@ -94,17 +94,17 @@ tests/fuzz/fuzz_bitcode: $(srcdir)/tests/fuzz/fuzz_bitcode.cc $(srcdir)/tests/fu
 # the fuzz flags into one archive, linked whole (its MPI_Init and MPI_Win_*
 # interpose libmpi's, as libmpix_xrdma_core does), over the plugin as built.
 FUZZ_CFLAGS = $(filter-out -std=%,$(FUZZ_FLAGS))
-FUZZ_API_SOURCES = $(filter %.cc %.c,$(libmpix_xrdma_core_la_SOURCES) $(libmpix_xrdma_la_SOURCES))
-tests/fuzz/api_core.a: $(FUZZ_API_SOURCES:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c
+FUZZ_API_SRCS = $(filter %.cc %.c,$(libmpix_xrdma_core_la_SOURCES) $(libmpix_xrdma_la_SOURCES))
+tests/fuzz/api_core.a: $(FUZZ_API_SRCS:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c
 	$(AM_V_GEN)rm -rf $@ $@.objs && $(MKDIR_P) $@.objs && \
-	for s in $(FUZZ_API_SOURCES:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c; do \
+	for s in $(FUZZ_API_SRCS:%=$(srcdir)/%) tests/fuzz/api_ifunc_image.c; do \
 	  o=$@.objs/`basename $$s`.o; \
 	  case $$s in \
 	    *.c) $(FUZZ_CC) $(FUZZ_CFLAGS) $(MPIX_XRDMA_CPPFLAGS) -c $$s -o $$o ;; \
 	    *) $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPIX_XRDMA_CPPFLAGS) -c $$s -o $$o ;; \
 	  esac || exit 1; \
 	done && ar rcs $@ $@.objs/*.o && rm -rf $@.objs
-FUZZ_API_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPIX_XRDMA_CPPFLAGS) -o $@ $< \
+FUZZ_API_BUILD = $(MKDIR_P) $(@D) && $(FUZZ_CXX) $(FUZZ_FLAGS) $(MPI_TEST_CPPFLAGS) -DOMPI_SKIP_MPICXX=1 -o $@ $< \
 	$(srcdir)/tests/fuzz/harness_api.cc -Wl,--whole-archive tests/fuzz/api_core.a -Wl,--no-whole-archive \
 	-L.libs -lucx_ifunc -Wl,-rpath,$(abs_builddir)/.libs $(MPI_LIBS) -lopen-pal $(HWLOC_LIBS) $(UCX_LIBS)
 FUZZ_API_DEPS = $(srcdir)/tests/fuzz/harness_api.cc $(srcdir)/tests/fuzz/harness.h tests/fuzz/api_core.a libucx_ifunc.la
@@ -132,7 +132,7 @@ tests/fuzz/seeds.stamp: tests/fuzz/make_seeds$(EXEEXT) $(TEST_IFUNC_IMAGES) $(sr
 	printf 'V1 { global: pick; count_calls; __xrdma_entry_*; local: *; };\n' > tests/fuzz/seed.map && \
 	for v in $(FUZZ_ELF_VARIANTS); do \
 	  name=$${v%%:*}; flags=`echo "$${v#*:}" | sed 's/,-W/ -W/g'`; \
-	  $(CLANG) -shared -nostartfiles -fPIC -fvisibility=hidden -O2 -I$(top_srcdir)/ucx_plugin/include $$flags \
+	  $(CLANG) -shared -nostartfiles -fPIC -fvisibility=hidden -O2 $(IFUNC_CPPFLAGS) $$flags \
 	    -o tests/fuzz/seeds/elf/relocs-$$name.so $(srcdir)/tests/fuzz/seed_relocs.c 2>/dev/null || \
 	    echo "  (no ELF seed relocs-$$name: $(CLANG) $$flags failed)"; \
 	done && touch $@

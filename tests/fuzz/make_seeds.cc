@@ -8,9 +8,9 @@
 //               need-code answer and put-and-poll frames, each prefixed with
 //               the harness's selector byte (tests/fuzz/harness.h).
 #include "harness.h"
-#include "image.h"
-#include "put_poll.h"
-#include "wire.h"
+#include "image/image.h"
+#include "compat/put_poll.h"
+#include "wire/wire.h"
 
 #include <cstdio>
 #include <cstring>

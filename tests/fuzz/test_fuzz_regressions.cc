@@ -9,8 +9,8 @@
 // inputs, and names the one it was on when it failed.
 #include "harness.h"
 
-#include "elf_reader.h"
-#include "image.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
 
 #include <gtest/gtest.h>
 

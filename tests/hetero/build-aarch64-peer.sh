@@ -18,7 +18,7 @@ mkdir -p "$out/obj"
 # The library's sources, as ucx_plugin/local.mk lists them (loader_jit.cc too),
 # and the common utilities it links (common/local.mk).
 # (Not the compile helper's main: the peer compiles in process, XRDMA_JIT_HELPER=none.)
-plugin=$(grep -o 'ucx_plugin/[A-Za-z0-9_]*\.cc' "$src/ucx_plugin/local.mk" | grep -v jit_helper_main | sort -u)
+plugin=$(grep -o 'ucx_plugin/[A-Za-z0-9_/]*\.cc' "$src/ucx_plugin/local.mk" | grep -v jit_helper_main | sort -u)
 common=$(grep -o 'common/[A-Za-z0-9_]*\.cc' "$src/common/local.mk" | sort -u)
 sources="$common $plugin tests/plugin/peer_main.cc tests/plugin/ucx_env.cc"
 # An object per source, named after its path (common/ and ucx_plugin/ both have a knobs.cc).
@@ -35,7 +35,7 @@ OBJS = $(for s in $sources; do printf '%s ' "$(obj "$s")"; done)
 xrdma_test_peer: \$(OBJS)
 	\$(CXX) -o \$@ \$(OBJS) $(for d in $libdirs; do printf -- '-L%s -Wl,-rpath-link,%s ' "$d" "$d"; done) \\
 	  -lucp -lucs -lLLVM-14 -lcrypto -ldl -lpthread -lrt
-$(obj ucx_plugin/loader_jit.cc): CXXFLAGS += -fno-rtti
+$(obj ucx_plugin/load/loader_jit.cc): CXXFLAGS += -fno-rtti
 $(for s in $sources; do printf '%s: %s\n\t$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<\n' "$(obj "$s")" "$src/$s"; done)
 -include obj/*.d
 MK

@@ -3,8 +3,9 @@
 // build of the test peer under qemu-aarch64-static), connected over UCX TCP
 // on loopback. The images were built here, on x86-64, by xrdma-cc; an
 // aarch64 peer can run them only by JIT-compiling their aarch64 bitcode.
+#include "chase.h"
 #include "cluster.h"
-#include "image.h"
+#include "image/image.h"
 #include "peer_state.h"
 
 #include <gtest/gtest.h>
@@ -98,8 +99,7 @@ TEST_F(Hetero, X86ImageRunsAsCompiledAarch64Code)
     }
     double t_warm = (now_us() - t0) / n;
     EXPECT_EQ(1u, jit_compiles(*c, 1));
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.code_sends);
     // The same image runs natively here (the origin is x86-64).
     printf("[ timing ] aarch64 peer under qemu: cold (ship + JIT) %.0f us, warm %.0f us per invocation\n", t_cold,
@@ -112,17 +112,12 @@ TEST_F(Hetero, ChaseAcrossX86AndAarch64)
     // which runs the native part of the same image.
     c = std::make_unique<Cluster>(2);
     ucx_ifunc_h chase = reg(image("plugin/ifuncs/basic"), "chase");
-    chase_args a{};
-    const int route[] = {1, 2, 0, 1, 2};
-    a.hops = 5;
-    memcpy(a.route, route, sizeof(route));
+    chase_args a = chase_route({1, 2, 0, 1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     chase_args out;
-    ASSERT_EQ(sizeof(out), r.reply.size());
-    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_TRUE(chase_reply(r, &out));
     ASSERT_EQ(5, out.n);
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(route[i], out.path[i]) << "hop " << i;
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
     EXPECT_EQ(0, out.origin);
     EXPECT_EQ(2, r.rank);
     EXPECT_EQ(1u, jit_compiles(*c, 1));

@@ -6,7 +6,7 @@
 # the linker's --as-needed (Debian's default) XRDMA's core must still come
 # before libmpi in its needed list.
 . "${XRDMA_TEST_SRCDIR:?}/tests/install/stage-install.sh"
-for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/mpix_xrdma.h \
+for f in include/ucx_ifunc.h include/xrdma_ifunc.h include/ucx_ifunc/ucp_compat.h include/ucx_ifunc/runtime.h include/mpix_xrdma.h \
          include/mpiext_xrdma_c.h bin/xrdma-cc bin/xrdma_info lib/libucx_ifunc.so lib/libmpix_xrdma.so \
          lib/xrdma/libxrdma_jit.so lib/xrdma/xrdma-jit-helper lib/pkgconfig/ucx-ifunc.pc lib/pkgconfig/mpix-xrdma.pc; do
     check "[ -e '$root/$f' ]" "installed $f"

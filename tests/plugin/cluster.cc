@@ -223,6 +223,13 @@ std::vector<uint8_t> Cluster::ctrl(int rank, const std::vector<uint8_t> &cmd)
     return ans;
 }
 
+ucx_ifunc_stats_t Cluster::stats() const
+{
+    ucx_ifunc_stats_t s;
+    ucx_ifunc_stats(ctx, &s);
+    return s;
+}
+
 ucx_ifunc_stats_t Cluster::peer_stats(int rank)
 {
     auto ans = ctrl(rank, {'S'});

@@ -51,6 +51,8 @@ public:
     // The progress call progress_until() (and so invoke()) makes.
     unsigned (*pass)(ucx_ifunc_context_h) = ucx_ifunc_progress;
     std::vector<uint8_t> ctrl(int rank, const std::vector<uint8_t> &cmd);
+    // This process's counters (rank 0, the origin); peer_stats() asks a peer.
+    ucx_ifunc_stats_t stats() const;
     ucx_ifunc_stats_t peer_stats(int rank);
     uint64_t peer_counter(int rank);
     bool peer_alive(int rank);

@@ -17,16 +17,16 @@ EXTRA_DIST += tests/plugin/ifuncs/hostile_ctor.c tests/plugin/ifuncs/hostile_dto
 	tests/plugin/ifuncs/hostile_interpose.c
 # DT_INIT comes from the linker, not from the source.
 tests/plugin/ifuncs/hostile_init.xfn: tests/plugin/ifuncs/hostile_init.c tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include -Wl,-init=at_init -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) -Wl,-init=at_init -o $@ $<
 
 # The same code linked with other options must load as before (version
 # definitions, DT_GNU_HASH only or DT_HASH only, immediate binding).
 TEST_IFUNC_IMAGES += tests/plugin/ifuncs/linkopt_now.xfn tests/plugin/ifuncs/linkopt_verdef.xfn
 EXTRA_DIST += tests/plugin/ifuncs/linkopt.map
 tests/plugin/ifuncs/linkopt_now.xfn: tests/plugin/ifuncs/basic.c tests/plugin/peer_state.h tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include \
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) \
 	  -Wl,-z,now -Wl,--hash-style=gnu -o $@ $<
 tests/plugin/ifuncs/linkopt_verdef.xfn: tests/plugin/ifuncs/basic.c tests/plugin/peer_state.h tools/xrdma-cc$(EXEEXT) \
 		$(srcdir)/tests/plugin/ifuncs/linkopt.map
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native -I$(top_srcdir)/ucx_plugin/include \
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc --emit=native $(IFUNC_CPPFLAGS) \
 	  -Wl,--version-script=$(srcdir)/tests/plugin/ifuncs/linkopt.map -Wl,--hash-style=sysv -o $@ $<

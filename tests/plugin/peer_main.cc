@@ -22,7 +22,7 @@
 // (XRDMA_CODE_CACHE_SIZE=1), the others' the default.
 // XRDMA_TEST_ON_DEMAND=1: 'C' only keeps the address; the context connects
 // to a rank when it first needs it (the connect hook).
-#include "loader_jit.h"
+#include "load/loader_jit.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
 #include "peer_state.h"
 #include "ucx_env.h"

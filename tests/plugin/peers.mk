@@ -10,7 +10,7 @@ tests/plugin/ifuncs/basic.xfn tests/plugin/ifuncs/order.xfn: tests/plugin/peer_s
 # order.c once more, with one entry more: another image with the same entries.
 TEST_IFUNC_IMAGES += tests/plugin/ifuncs/order_b.xfn
 tests/plugin/ifuncs/order_b.xfn: tests/plugin/ifuncs/order.c tests/plugin/peer_state.h tools/xrdma-cc$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc -I$(top_srcdir)/ucx_plugin/include -I$(<D) -DORDER_IMAGE_B -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && tools/xrdma-cc $(IFUNC_CPPFLAGS) -I$(<D) -DORDER_IMAGE_B -o $@ $<
 
 # An ifunc library in the published API's form, built without the C start
 # files (still accepted; the libraries below have them).
@@ -21,7 +21,7 @@ tests/plugin/compat/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/pl
 
 noinst_LTLIBRARIES += tests/plugin/libxrdma_testenv.la
 tests_plugin_libxrdma_testenv_la_SOURCES = tests/plugin/ucx_env.cc tests/plugin/ucx_env.h \
-	tests/plugin/cluster.cc tests/plugin/cluster.h tests/plugin/peer_state.h
+	tests/plugin/cluster.cc tests/plugin/cluster.h tests/plugin/chase.h tests/plugin/peer_state.h
 
 check_PROGRAMS += tests/plugin/xrdma_test_peer tests/plugin/test_peers
 tests_plugin_xrdma_test_peer_SOURCES = tests/plugin/peer_main.cc

@@ -6,7 +6,7 @@
 // payloads, frames larger than the slot, bitcode with -unknown- triples and
 // a .deps list, and no UCX warning about UCX_IFUNC_LIB_DIR.
 #include "cluster.h"
-#include "image.h"
+#include "image/image.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
 #include "peer_state.h"
 

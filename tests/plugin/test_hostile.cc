@@ -5,11 +5,11 @@
 // with its own status and a message that says why, before any of their code
 // runs; every test ends with the target serving a valid invocation.
 #include "cluster.h"
-#include "context.h"
-#include "image.h"
-#include "ring.h"
-#include "sha256.h"
-#include "wire.h"
+#include "run/context.h"
+#include "image/image.h"
+#include "wire/ring.h"
+#include "image/sha256.h"
+#include "wire/wire.h"
 
 #include <gtest/gtest.h>
 

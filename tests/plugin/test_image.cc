@@ -1,8 +1,8 @@
 // Unit tests of SHA-256, the image container (man xrdma-image(5)) and the
 // ELF reader.
-#include "elf_reader.h"
-#include "image.h"
-#include "sha256.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
+#include "image/sha256.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <sys/mman.h>
+#include <type_traits>
 #include <unistd.h>
 #include <vector>
 
@@ -27,18 +28,15 @@ std::string hex(const Hash &h) { return hash_hex(h); }
 
 Hash sha(const std::string &s) { return Sha256::of(s.data(), s.size()); }
 
-void put16(std::vector<uint8_t> &b, size_t off, uint16_t v)
+// A little-endian field of type T (an unsigned integer) at @p off.
+template <typename T> void put(std::vector<uint8_t> &b, size_t off, T v)
 {
-    for (int i = 0; i < 2; ++i) b.at(off + i) = uint8_t(v >> (8 * i));
+    static_assert(std::is_unsigned<T>::value, "a field is an unsigned integer");
+    for (size_t i = 0; i < sizeof(T); ++i) b.at(off + i) = uint8_t(uint64_t(v) >> (8 * i));
 }
-void put32(std::vector<uint8_t> &b, size_t off, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i) b.at(off + i) = uint8_t(v >> (8 * i));
-}
-void put64(std::vector<uint8_t> &b, size_t off, uint64_t v)
-{
-    for (int i = 0; i < 8; ++i) b.at(off + i) = uint8_t(v >> (8 * i));
-}
+void put16(std::vector<uint8_t> &b, size_t off, uint16_t v) { put(b, off, v); }
+void put32(std::vector<uint8_t> &b, size_t off, uint32_t v) { put(b, off, v); }
+void put64(std::vector<uint8_t> &b, size_t off, uint64_t v) { put(b, off, v); }
 uint32_t get32(const std::vector<uint8_t> &b, size_t off)
 {
     uint32_t v = 0;
@@ -58,6 +56,15 @@ void rehash(std::vector<uint8_t> &img)
     memset(copy.data() + 32, 0, 32);
     Hash h = Sha256::of(copy.data(), copy.size());
     memcpy(img.data() + 32, h.data(), 32);
+}
+
+// @p img with the field at @p off set to @p v and the hash redone, so that
+// the field is the only thing wrong.
+template <typename T> std::vector<uint8_t> with_field(std::vector<uint8_t> img, size_t off, T v)
+{
+    put(img, off, v);
+    rehash(img);
+    return img;
 }
 
 // Offsets of table records in an image (format version 1).
@@ -360,55 +367,36 @@ TEST(ImageMalformed, BadMagic)
 
 TEST(ImageMalformed, BadVersion)
 {
-    for (uint16_t version : {0, 2, 0x100, 0xffff}) {
-        std::vector<uint8_t> img = sample();
-        put16(img, 8, version);
-        rehash(img);
-        EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_VERSION, "version");
-    }
+    for (uint16_t version : {0, 2, 0x100, 0xffff})
+        EXPECT_STATUS(with_field(sample(), 8, version), UCX_IFUNC_ERR_BAD_VERSION, "version");
 }
 
 TEST(ImageMalformed, BadHeaderSizeOrFlags)
 {
-    std::vector<uint8_t> img = sample();
-    put16(img, 10, 72);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "header_size");
-
-    img = sample();
-    put32(img, 12, 1);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "flags");
+    EXPECT_STATUS(with_field<uint16_t>(sample(), 10, 72), UCX_IFUNC_ERR_BAD_LENGTH, "header_size");
+    EXPECT_STATUS(with_field<uint32_t>(sample(), 12, 1), UCX_IFUNC_ERR_BAD_LENGTH, "flags");
 }
 
 TEST(ImageMalformed, TotalSizeLargerThanBuffer)
 {
-    std::vector<uint8_t> img = sample();
-    put64(img, 16, img.size() + 1);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_TRUNCATED, "total_size");
-    put64(img, 16, ~uint64_t(0));
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_TRUNCATED, "total_size");
+    const std::vector<uint8_t> img = sample();
+    EXPECT_STATUS(with_field<uint64_t>(img, 16, img.size() + 1), UCX_IFUNC_ERR_TRUNCATED, "total_size");
+    EXPECT_STATUS(with_field(img, 16, ~uint64_t(0)), UCX_IFUNC_ERR_TRUNCATED, "total_size");
 }
 
 TEST(ImageMalformed, TrailingBytes)
 {
-    std::vector<uint8_t> img = sample();
+    const std::vector<uint8_t> good = sample();
+    std::vector<uint8_t> img = good;
     img.push_back(0);
     EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "trailing");
-    img = sample();
-    put64(img, 16, img.size() - 1);  // total_size smaller than what we hand in
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "trailing");
+    // total_size smaller than what we hand in
+    EXPECT_STATUS(with_field<uint64_t>(good, 16, good.size() - 1), UCX_IFUNC_ERR_BAD_LENGTH, "trailing");
 }
 
 TEST(ImageMalformed, NoEntries)
 {
-    std::vector<uint8_t> img = sample();
-    put32(img, 24, 0);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_NO_ENTRY, "entries");
+    EXPECT_STATUS(with_field<uint32_t>(sample(), 24, 0), UCX_IFUNC_ERR_NO_ENTRY, "entries");
     // Built without entries at all.
     std::vector<uint8_t> none = image_build({}, {{PartKind::native_elf, "x86_64-linux-gnu", {1}}});
     EXPECT_EQ(parse(none).status, UCX_IFUNC_ERR_NO_ENTRY);
@@ -416,36 +404,17 @@ TEST(ImageMalformed, NoEntries)
 
 TEST(ImageMalformed, BadCounts)
 {
-    std::vector<uint8_t> img = sample();
-    put32(img, 24, 257);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "n_entries");
-    put32(img, 24, 0xffffffff);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "n_entries");
-
-    img = sample();
-    put32(img, 28, 0);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "n_parts");
-    put32(img, 28, 65);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "n_parts");
-    put32(img, 28, 0x80000000);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "n_parts");
+    for (uint32_t n : {257u, 0xffffffffu})
+        EXPECT_STATUS(with_field(sample(), 24, n), UCX_IFUNC_ERR_BAD_LENGTH, "n_entries");
+    for (uint32_t n : {0u, 65u, 0x80000000u})
+        EXPECT_STATUS(with_field(sample(), 28, n), UCX_IFUNC_ERR_BAD_LENGTH, "n_parts");
 }
 
 TEST(ImageMalformed, TablesPastTheEnd)
 {
-    std::vector<uint8_t> img = sample();
-    put32(img, 24, 256);  // 2 KiB of entry table in a small image
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "tables");
-    img = sample();
-    put32(img, 28, 64);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "tables");
+    // 2 KiB of entry table in a small image
+    EXPECT_STATUS(with_field<uint32_t>(sample(), 24, 256), UCX_IFUNC_ERR_BAD_LENGTH, "tables");
+    EXPECT_STATUS(with_field<uint32_t>(sample(), 28, 64), UCX_IFUNC_ERR_BAD_LENGTH, "tables");
 }
 
 TEST(ImageMalformed, NameOutOfRange)
@@ -463,13 +432,9 @@ TEST(ImageMalformed, NameOutOfRange)
         {uint32_t(tend), 0xffffffff},           // length overflows
         {0xfffffff0, 0x20},                     // off + len wraps in 32 bits
     };
-    for (const Case &c : cases) {
-        std::vector<uint8_t> img = good;
-        put32(img, entry_rec(1), c.off);
-        put32(img, entry_rec(1) + 4, c.len);
-        rehash(img);
-        EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "entry 1 name");
-    }
+    for (const Case &c : cases)
+        EXPECT_STATUS(with_field(with_field(good, entry_rec(1), c.off), entry_rec(1) + 4, c.len),
+                      UCX_IFUNC_ERR_BAD_LENGTH, "entry 1 name");
 }
 
 TEST(ImageMalformed, BadNames)
@@ -489,16 +454,12 @@ TEST(ImageMalformed, BadNames)
 
 TEST(ImageMalformed, TripleOutOfRange)
 {
-    std::vector<uint8_t> img = sample();
-    put32(img, part_rec(img, 1) + 8, uint32_t(img.size()) - 4);
-    put32(img, part_rec(img, 1) + 12, 17);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "part 1 triple");
-
-    img = sample();
-    put32(img, part_rec(img, 0) + 8, 8);  // points at the header
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "part 0 triple");
+    const std::vector<uint8_t> img = sample();
+    const size_t p0 = part_rec(img, 0), p1 = part_rec(img, 1);
+    EXPECT_STATUS(with_field<uint32_t>(with_field(img, p1 + 8, uint32_t(img.size()) - 4), p1 + 12, 17),
+                  UCX_IFUNC_ERR_BAD_LENGTH, "part 1 triple");
+    // points at the header
+    EXPECT_STATUS(with_field<uint32_t>(img, p0 + 8, 8), UCX_IFUNC_ERR_BAD_LENGTH, "part 0 triple");
 }
 
 TEST(ImageMalformed, BadTriples)
@@ -515,10 +476,8 @@ TEST(ImageMalformed, BadTriples)
 
 TEST(ImageMalformed, PartFlags)
 {
-    std::vector<uint8_t> img = sample();
-    put32(img, part_rec(img, 1) + 4, 1);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "part 1 flags");
+    const std::vector<uint8_t> img = sample();
+    EXPECT_STATUS(with_field<uint32_t>(img, part_rec(img, 1) + 4, 1), UCX_IFUNC_ERR_BAD_LENGTH, "part 1 flags");
 }
 
 TEST(ImageMalformed, DataOutOfRange)
@@ -536,38 +495,26 @@ TEST(ImageMalformed, DataOutOfRange)
         {tend, ~uint64_t(0)},                    // huge length
         {uint64_t(1) << 63, uint64_t(1) << 63},  // wraps exactly to 0
     };
-    for (const Case &c : cases) {
-        std::vector<uint8_t> img = good;
-        put64(img, part_rec(img, 0) + 16, c.off);
-        put64(img, part_rec(img, 0) + 24, c.len);
-        rehash(img);
-        EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "part 0 data");
-    }
+    const size_t p0 = part_rec(good, 0);
+    for (const Case &c : cases)
+        EXPECT_STATUS(with_field(with_field(good, p0 + 16, c.off), p0 + 24, c.len), UCX_IFUNC_ERR_BAD_LENGTH,
+                      "part 0 data");
 }
 
 TEST(ImageMalformed, OverlappingParts)
 {
-    std::vector<uint8_t> img = sample();
+    const std::vector<uint8_t> img = sample();
     const size_t p0 = part_rec(img, 0), p1 = part_rec(img, 1);
-    // Part 1 starts in the middle of part 0.
-    put64(img, p1 + 16, get64(img, p0 + 16) + 2);
-    put64(img, p1 + 24, 4);
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "overlaps");
-
+    const uint64_t off0 = get64(img, p0 + 16), len0 = get64(img, p0 + 24);
+    // Part 1 placed at (off, len).
+    auto part1_at = [&](uint64_t off, uint64_t len) { return with_field(with_field(img, p1 + 16, off), p1 + 24, len); };
+    // Starts in the middle of part 0.
+    EXPECT_STATUS(part1_at(off0 + 2, 4), UCX_IFUNC_ERR_BAD_LENGTH, "overlaps");
     // Same range twice.
-    img = sample();
-    put64(img, p1 + 16, get64(img, p0 + 16));
-    put64(img, p1 + 24, get64(img, p0 + 24));
-    rehash(img);
-    EXPECT_STATUS(img, UCX_IFUNC_ERR_BAD_LENGTH, "overlaps");
-
+    EXPECT_STATUS(part1_at(off0, len0), UCX_IFUNC_ERR_BAD_LENGTH, "overlaps");
     // Adjacent ranges do not overlap.
-    img = sample();
-    put64(img, p1 + 16, get64(img, p0 + 16) + get64(img, p0 + 24));
-    put64(img, p1 + 24, 1);
-    rehash(img);
-    EXPECT_EQ(parse(img).status, UCX_IFUNC_OK) << parse(img).why;
+    const Result adjacent = parse(part1_at(off0 + len0, 1));
+    EXPECT_EQ(adjacent.status, UCX_IFUNC_OK) << adjacent.why;
 }
 
 TEST(ImageMalformed, HashMismatch)

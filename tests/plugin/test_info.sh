@@ -73,7 +73,7 @@ expect "-t binding" '^#[[:space:]]+bound to[[:space:]]+[0-9]'
 
 # -c: every knob named in the config table, with its meaning; and the man
 # page documents each of them too.
-knob_tables="$srcdir/common/knobs.cc $srcdir/ucx_plugin/knobs.cc $srcdir/ompi_ext/xrdma/core/knobs.cc"
+knob_tables="$srcdir/common/knobs.cc $srcdir/ucx_plugin/run/knobs.cc $srcdir/ompi_ext/xrdma/core/knobs.cc"
 for table in $knob_tables; do
     grep -q '"XRDMA_[A-Z0-9_]*"' "$table" || fail "no XRDMA_* knob found in $table"
 done

@@ -4,9 +4,10 @@
 // choice with XRDMA_CODE, and each kind of bad bitcode (rejected with a clear
 // error at the origin while the target keeps serving). Plus, in-process, one
 // compile for concurrent first loads of one image.
+#include "chase.h"
 #include "cluster.h"
-#include "image.h"
-#include "loader_jit.h"
+#include "image/image.h"
+#include "load/loader_jit.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 
@@ -192,16 +193,10 @@ TEST_P(Jit, BitcodeOnlyImageRunsEverywhere)
     expect_add(add, 2, 3, 4);
     // Forwarding ships the bitcode on to the next hop, which compiles it too.
     ucx_ifunc_h chase = reg_mem(bitcode_only(), "chase");
-    chase_args a{};
-    a.hops = 4;
-    int route[4] = {1, 2, 0, 2};
-    memcpy(a.route, route, sizeof(route));
-    Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
+    chase_args a = chase_route({1, 2, 0, 2});
     chase_args out;
-    ASSERT_EQ(sizeof(out), r.reply.size());
-    memcpy(&out, r.reply.data(), sizeof(out));
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(route[i], out.path[i]) << "hop " << i;
+    ASSERT_TRUE(chase_reply(c->invoke(chase, 1, &a, sizeof(a)), &out));
+    for (int i = 0; i < a.hops; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
     // The runtime API (xrdma_user_ptr) binds for compiled code as for native.
     ucx_ifunc_h count = reg_mem(bitcode_only(), "count");
     for (uint64_t i = 1; i <= 3; ++i) {
@@ -714,18 +709,13 @@ protected:
     // 0 -> 2 -> 1: an X-op that reaches rank 1 from rank 2, another sender.
     void chase_via_2(Result *r)
     {
-        chase_args a{};
-        a.hops = 2;
-        a.route[0] = 2;
-        a.route[1] = 1;
+        chase_args a = chase_route({2, 1});
         c->invoke_async(reg_mem(native, "chase"), 2, &a, sizeof(a), r);
     }
     void expect_chased(const Result &r)
     {
-        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         chase_args out;
-        ASSERT_EQ(sizeof(out), r.reply.size());
-        memcpy(&out, r.reply.data(), sizeof(out));
+        ASSERT_TRUE(chase_reply(r, &out));
         EXPECT_EQ(2, out.path[0]);
         EXPECT_EQ(1, out.path[1]);
     }
@@ -780,10 +770,9 @@ TEST_P(JitGated, ShortInvocationsBehindACompileKeepIssueOrder)
     Result cold, warm[3], full;
     c->invoke_async(count_bc, 1, nullptr, 0, &cold);  // counter 1
     ASSERT_TRUE(helper_waits());
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (Result &r : warm) c->invoke_async(count_bc, 1, nullptr, 0, &r);  // 2, 3, 4
-    ucx_ifunc_stats(c->ctx, &s1);
+    ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_EQ(3 * 24u, s1.bytes_sent - s0.bytes_sent) << "they go in the short form";
     c->invoke_async(reg_mem(native, "count"), 1, nullptr, 0, &full);  // 5: another image, in full
     open_gate('g');
@@ -797,7 +786,7 @@ TEST_P(JitGated, ShortInvocationsBehindACompileKeepIssueOrder)
     }
     ASSERT_EQ(UCX_IFUNC_OK, full.status) << full.message;
     EXPECT_EQ(5u, as_u64(full.reply)) << "after the warm ones issued before it";
-    ucx_ifunc_stats(c->ctx, &s1);
+    s1 = c->stats();
     EXPECT_EQ(0u, s1.need_code_received);
     EXPECT_EQ(1u, peer_jit(1).compiles);
 }

@@ -2,7 +2,7 @@
 // GNU ld scripts followed to the shared objects they name, static archives
 // left out, -lNAME searched as libNAME.so then libNAME.a, and what is found
 // nowhere reported; in directories of the test's own, and in this machine's.
-#include "library_path.h"
+#include "load/library_path.h"
 
 #include <gtest/gtest.h>
 

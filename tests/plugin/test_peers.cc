@@ -3,8 +3,9 @@
 // need-code recovery, put-and-poll, the published-API compat layer, and bad
 // input at the target (which must keep serving).
 #include "cluster.h"
-#include "context.h"
-#include "image.h"
+#include "run/context.h"
+#include "image/image.h"
+#include "chase.h"
 #include "peer_state.h"
 #include "ucx_ifunc/ucp_compat.h"
 
@@ -214,8 +215,7 @@ void Plugin::expect_order_across_paths()
         ASSERT_EQ(UCX_IFUNC_OK, rs[i].status) << rs[i].message;
         ASSERT_EQ(i + 11, as_u64(rs[i].reply)) << "operation " << i << " ran out of issue order";
     }
-    ucx_ifunc_stats_t mine;
-    ucx_ifunc_stats(c->ctx, &mine);
+    const ucx_ifunc_stats_t mine = c->stats();
     const uint64_t theirs = c->peer_stats(1).ring_frames;
     if (GetParam() == "shm") {
         EXPECT_GT(theirs, 32u) << "invocations did not use the peer's ring";
@@ -327,17 +327,14 @@ TEST_P(Plugin, StaysIsReadFromTheImage)
 
 TEST_P(Plugin, RingsOffByKnob)
 {
-    setenv("XRDMA_RING", "off", 1);
-    start(1);
-    unsetenv("XRDMA_RING");
+    start_under("XRDMA_RING", "off", 1);
     ucx_ifunc_h count = reg("basic", "count");
     for (uint64_t i = 1; i <= 50; ++i) {
         Result r = c->invoke(count, 1, nullptr, 0);
         ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         ASSERT_EQ(i, as_u64(r.reply));
     }
-    ucx_ifunc_stats_t mine;
-    ucx_ifunc_stats(c->ctx, &mine);
+    const ucx_ifunc_stats_t mine = c->stats();
     EXPECT_EQ(0u, mine.ring_frames);
     EXPECT_EQ(0u, c->peer_stats(1).ring_frames);
 }
@@ -398,8 +395,7 @@ TEST_P(Plugin, CodeIsSentOncePerPeer)
     const size_t image_size = read_image("basic").size();
     uint64_t a[1] = {7};
     for (int i = 0; i < 10; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(10u, s.invocations_sent);
     EXPECT_EQ(1u, s.code_sends);
     // One image plus ten small headers, nothing more.
@@ -407,7 +403,7 @@ TEST_P(Plugin, CodeIsSentOncePerPeer)
     EXPECT_LT(s.bytes_sent, image_size + 10 * 128);
     // A second peer gets the code once too.
     ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 2, a, sizeof(a)).status);
-    ucx_ifunc_stats(c->ctx, &s);
+    s = c->stats();
     EXPECT_EQ(2u, s.code_sends);
     EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
     EXPECT_EQ(10u, c->peer_stats(1).executed);
@@ -423,14 +419,13 @@ TEST_P(Plugin, WarmInvocationsAreShort)
     ucx_ifunc_h fail = reg("basic", "fail_with");
     uint64_t a[2] = {5, 6};
     ASSERT_EQ(UCX_IFUNC_OK, c->invoke(add, 1, a, sizeof(a)).status);
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (int i = 0; i < 3; ++i) {
         Result r = c->invoke(add, 1, a, sizeof(a));
         ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         EXPECT_EQ(11u, as_u64(r.reply));
     }
-    ucx_ifunc_stats(c->ctx, &s1);
+    const ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_EQ(3 * (24 + sizeof(a)), s1.bytes_sent - s0.bytes_sent) << "warm invocations carry a 24-byte header";
     const int32_t seven = 7;
     for (int i = 0; i < 2; ++i) {  // its first call binds the next index, the second uses it
@@ -450,9 +445,7 @@ TEST_P(Plugin, WarmInvocationsAreShort)
 // bind, then need code) and keep giving the right answers.
 TEST_P(Plugin, BindingsFollowTheCodeCache)
 {
-    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
-    start(1);
-    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    start_under("XRDMA_CODE_CACHE_SIZE", "1", 1);
     ucx_ifunc_h add = reg("basic", "add_u64");
     ucx_ifunc_h echo = reg("unit_two", "echo");
     uint64_t a[2] = {5, 6};
@@ -467,8 +460,7 @@ TEST_P(Plugin, BindingsFollowTheCodeCache)
     }
     EXPECT_EQ(1u, c->peer_stats(1).cache_entries);
     EXPECT_EQ(6u, c->peer_stats(1).images_loaded) << "each turn loads its image again";
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(4u, s.need_code_received);
 }
 
@@ -483,8 +475,7 @@ TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
     Result r = c->invoke(add, 1, a, sizeof(a));
     ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     EXPECT_EQ(11u, as_u64(r.reply));
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.need_code_received);
     EXPECT_EQ(2u, s.code_sends);
     EXPECT_EQ(2u, c->peer_stats(1).images_loaded);
@@ -499,9 +490,7 @@ TEST_P(Plugin, NeedCodeAfterTargetDropsCache)
 // ifunc replies the number it took from the target's counter.
 void Plugin::expect_issue_order_across_resends(const char *x_first, const char *x_again)
 {
-    setenv("XRDMA_CODE_CACHE_SIZE", "1", 1);
-    start(1);
-    unsetenv("XRDMA_CODE_CACHE_SIZE");
+    start_under("XRDMA_CODE_CACHE_SIZE", "1", 1);
     ucx_ifunc_h first = reg("order", x_first);
     ucx_ifunc_h again = reg("order", x_again);
     ucx_ifunc_h count = reg("basic", "count");
@@ -511,8 +500,7 @@ void Plugin::expect_issue_order_across_resends(const char *x_first, const char *
     r = c->invoke(count, 1, nullptr, 0);  // basic.xfn loaded and bound, order.xfn dropped
     ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     ASSERT_EQ(2u, as_u64(r.reply));
-    ucx_ifunc_stats_t s0, s1;
-    ucx_ifunc_stats(c->ctx, &s0);
+    const ucx_ifunc_stats_t s0 = c->stats();
     for (uint64_t round = 0; round < 3; ++round) {
         Result a, b;
         c->invoke_async(again, 1, nullptr, 0, &a);
@@ -524,7 +512,7 @@ void Plugin::expect_issue_order_across_resends(const char *x_first, const char *
                                                   << "' was asked for again and overtaken by 'count' issued after it";
         EXPECT_EQ(4 + 2 * round, as_u64(b.reply)) << "round " << round;
     }
-    ucx_ifunc_stats(c->ctx, &s1);
+    const ucx_ifunc_stats_t s1 = c->stats();
     EXPECT_GE(s1.need_code_received - s0.need_code_received, 3u) << "the target never asked for the code again";
     EXPECT_EQ(0u, c->peer_stats(1).rejected);
 }
@@ -543,9 +531,7 @@ TEST_P(Plugin, IssueOrderKeptAcrossNeedCode) { expect_issue_order_across_resends
 // the one it asked for again.
 TEST_P(Plugin, IssueOrderKeptAcrossResendsOfForwards)
 {
-    setenv("XRDMA_TEST_CACHE_1_AT", "1", 1);  // (the forwarder keeps both images, to resend them)
-    start(2);
-    unsetenv("XRDMA_TEST_CACHE_1_AT");
+    start_under("XRDMA_TEST_CACHE_1_AT", "1", 2);  // (the forwarder keeps both images, to resend them)
     ucx_ifunc_h x = reg("order", "tick_at");
     ucx_ifunc_h y = reg("order_b", "tick_at");
     const int32_t at = 1;
@@ -598,34 +584,22 @@ TEST_P(Plugin, WithdrawnResendDoesNotStallLaterInvocations)
     expect_serving(1);
 }
 
-chase_args route(std::initializer_list<int> ranks)
-{
-    chase_args a{};
-    a.hops = int32_t(ranks.size());
-    int i = 0;
-    for (int r : ranks) a.route[i++] = r;
-    return a;
-}
-
 TEST_P(Plugin, ForwardToThirdProcessRepliesToOrigin)
 {
     start(2);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 2});
+    chase_args a = chase_route({1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
-    EXPECT_EQ(2, r.rank) << "the last hop answers the origin itself";
-    ASSERT_EQ(sizeof(a), r.reply.size());
     chase_args out;
-    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_TRUE(chase_reply(r, &out));
+    EXPECT_EQ(2, r.rank) << "the last hop answers the origin itself";
     EXPECT_EQ(2, out.n);
     EXPECT_EQ(1, out.path[0]);
     EXPECT_EQ(2, out.path[1]);
     EXPECT_EQ(0, out.origin);
     EXPECT_EQ(1u, c->peer_stats(1).forwarded);
     // Rank 1 shipped the code on to rank 2; the origin sent it only to rank 1.
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(1u, s.code_sends);
     EXPECT_EQ(1u, c->peer_stats(1).code_sends);
 }
@@ -648,9 +622,7 @@ TEST_P(Plugin, LingeringKeepsOrderAndAnswers)
 {
     for (const char *linger : {"4096", "0"}) {
         SCOPED_TRACE(std::string("XRDMA_RING_LINGER=") + linger);
-        setenv("XRDMA_RING_LINGER", linger, 1);
-        start(2);
-        unsetenv("XRDMA_RING_LINGER");
+        start_under("XRDMA_RING_LINGER", linger, 2);
         expect_order_across_paths();
         expect_long_chain();
         expect_serving(2);
@@ -671,9 +643,7 @@ TEST_P(Plugin, ProgressWaitDeliversEveryAnswer)
     ucx_ifunc_set_spin(nullptr, 0);
     for (const char *looks : {"8", "4096", "0", "4096 without spin"}) {
         SCOPED_TRACE(std::string("XRDMA_RING_WAIT=") + looks);
-        setenv("XRDMA_RING_WAIT", std::string(looks).substr(0, std::string(looks).find(' ')).c_str(), 1);
-        start(2);
-        unsetenv("XRDMA_RING_WAIT");
+        start_under("XRDMA_RING_WAIT", std::string(looks).substr(0, std::string(looks).find(' ')).c_str(), 2);
         if (strchr(looks, ' ')) ucx_ifunc_set_spin(c->ctx, 0);
         c->pass = ucx_ifunc_progress_wait;
         expect_order_across_paths();
@@ -685,12 +655,10 @@ TEST_P(Plugin, ProgressWaitDeliversEveryAnswer)
 void Plugin::expect_long_chain()
 {
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
+    chase_args a = chase_route({1, 2, 2, 0, 1, 0, 0, 2, 1, 2});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
-    ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     chase_args out;
-    ASSERT_EQ(sizeof(out), r.reply.size());
-    memcpy(&out, r.reply.data(), sizeof(out));
+    ASSERT_TRUE(chase_reply(r, &out));
     ASSERT_EQ(a.hops, out.n);
     for (int i = 0; i < a.hops; ++i) EXPECT_EQ(a.route[i], out.path[i]) << "hop " << i;
     EXPECT_EQ(2, r.rank);
@@ -724,8 +692,7 @@ TEST_P(Plugin, WarmInvocationsNameTheirSenderByRank)
     for (int rank : {1, 2}) EXPECT_EQ(0u, c->peer_stats(rank).rejected) << "rank " << rank;
     // No resend, as a sender a target did not recognise would have had to
     // make: the origin sent each invocation once, each peer forwarded 40.
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(2 + 2 * 40u, s.invocations_sent);
     for (int rank : {1, 2}) EXPECT_EQ(40u, c->peer_stats(rank).invocations_sent) << "rank " << rank;
 }
@@ -826,7 +793,7 @@ TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
 {
     start(2);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 0, 2});
+    chase_args a = chase_route({1, 0, 2});
     ucp_ep_h to2 = c->peer(2).ep;
     c->ctx->failed_eps.insert(to2);
     Result r = c->invoke(chase, 1, &a, sizeof(a));
@@ -835,14 +802,11 @@ TEST_P(Plugin, FailedForwardDoesNotCountAsCodeSent)
     EXPECT_NE(std::string::npos, r.message.find("forwarding to rank 2 failed")) << r.message;
     for (int i = 0; i < 2; ++i) {
         r = c->invoke(chase, 1, &a, sizeof(a));
-        ASSERT_EQ(UCX_IFUNC_OK, r.status) << r.message;
         chase_args out;
-        ASSERT_EQ(sizeof(out), r.reply.size());
-        memcpy(&out, r.reply.data(), sizeof(out));
+        ASSERT_TRUE(chase_reply(r, &out));
         for (int h = 0; h < a.hops; ++h) EXPECT_EQ(a.route[h], out.path[h]) << "hop " << h;
     }
-    ucx_ifunc_stats_t s;
-    ucx_ifunc_stats(c->ctx, &s);
+    const ucx_ifunc_stats_t s = c->stats();
     EXPECT_EQ(0u, s.need_code_received) << "the forward that went carried the code";
     EXPECT_EQ(2u, s.code_sends) << "once to rank 1, once on to rank 2";
     EXPECT_EQ(1u, c->peer_stats(2).images_loaded);
@@ -852,7 +816,7 @@ TEST_P(Plugin, ForwardToUnknownRankFails)
 {
     start(1);
     ucx_ifunc_h chase = reg("basic", "chase");
-    chase_args a = route({1, 7});
+    chase_args a = chase_route({1, 7});
     Result r = c->invoke(chase, 1, &a, sizeof(a));
     EXPECT_EQ(UCX_IFUNC_ERR_RETURN, r.status);
     EXPECT_NE(std::string::npos, r.message.find("returned -2")) << r.message;
@@ -861,9 +825,7 @@ TEST_P(Plugin, ForwardToUnknownRankFails)
 
 TEST_P(Plugin, UnresolvedSymbolIsLinkError)
 {
-    setenv("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);  // allowed by policy, missing in the process
     ucx_ifunc_h bad = reg("unresolved", nullptr);
     Result r = c->invoke(bad, 1, nullptr, 0);
     EXPECT_EQ(UCX_IFUNC_ERR_LINK, r.status);
@@ -945,8 +907,7 @@ TEST_P(Plugin, AcksComeBackThroughTheRing)
     ucx_ifunc_h bump = reg("basic", "bump");
     ucx_ifunc_h fail = reg("basic", "fail_with");
     for (int i = 0; i < 8; ++i) ASSERT_EQ(UCX_IFUNC_OK, c->invoke(bump, 1, nullptr, 0).status);  // (rings set up)
-    ucx_ifunc_stats_t before;
-    ucx_ifunc_stats(c->ctx, &before);
+    const ucx_ifunc_stats_t before = c->stats();
     std::vector<Result> rs(300);
     Result bad;
     const int32_t rc = 4;
@@ -962,8 +923,7 @@ TEST_P(Plugin, AcksComeBackThroughTheRing)
     }
     EXPECT_EQ(UCX_IFUNC_ERR_RETURN, bad.status) << bad.message;
     EXPECT_EQ(8u + rs.size(), c->peer_counter(1));
-    ucx_ifunc_stats_t after;
-    ucx_ifunc_stats(c->ctx, &after);
+    const ucx_ifunc_stats_t after = c->stats();
     const uint64_t frames = after.ring_frames - before.ring_frames;
     if (GetParam() == "shm") {
         EXPECT_GT(frames, 0u) << "no answer came back through the origin's ring";
@@ -1031,9 +991,7 @@ TEST_P(Plugin, MissingEntryIsReported)
 
 TEST_P(Plugin, TargetNeverHadTheCode)
 {
-    setenv("XRDMA_SYMBOLS", "all", 1);  // the probe reads /proc and lists the cwd
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);  // the probe reads /proc and lists the cwd
     // The image exists only in the origin's memory by the time it runs.
     char dir[] = "/tmp/xrdma-origin-XXXXXX";
     ASSERT_NE(nullptr, mkdtemp(dir));
@@ -1138,9 +1096,7 @@ TEST_P(Plugin, LibcFaultContainmentFollowsThePolicy)
     SKIP_UNDER_SANITIZER();
     std::string path = allowlist("memcpy\nstrlen\nqsort\nxrdma_reply\n__cxa_finalize\n__gmon_start__\n"
                                  "_ITM_registerTMCloneTable\n_ITM_deregisterTMCloneTable\n__stack_chk_fail\n");
-    setenv("XRDMA_SYMBOLS", path.c_str(), 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", path.c_str(), 1);
     uint64_t bad[2] = {0x1000, 64};
     Result r = c->invoke(reg("libc_faults", "copy_from"), 1, bad, sizeof(bad));
     EXPECT_EQ(UCX_IFUNC_ERR_FAULT, r.status) << r.message;
@@ -1148,9 +1104,7 @@ TEST_P(Plugin, LibcFaultContainmentFollowsThePolicy)
     TearDown();
     unlink(path.c_str());
 
-    setenv("XRDMA_SYMBOLS", "all", 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", "all", 1);
     Result dead;
     c->invoke_async(reg("libc_faults", "copy_from"), 1, bad, sizeof(bad), &dead);
     EXPECT_TRUE(c->progress_until([&] { return !c->peer_alive(1); }, 30)) << "the target survived";
@@ -1239,9 +1193,7 @@ TEST_P(Plugin, SymbolPolicyRefusesImportsBeforeRunning)
     // An allowlist file that names it lets it through.
     std::string path = allowlist("# test allowlist\nsystem\n__cxa_finalize\n__gmon_start__\n"
                                  "_ITM_registerTMCloneTable\n_ITM_deregisterTMCloneTable\n");
-    setenv("XRDMA_SYMBOLS", path.c_str(), 1);
-    start(1);
-    unsetenv("XRDMA_SYMBOLS");
+    start_under("XRDMA_SYMBOLS", path.c_str(), 1);
     r = c->invoke(reg("forbidden", nullptr), 1, cmd, sizeof(cmd));
     EXPECT_EQ(UCX_IFUNC_OK, r.status) << r.message;
     unlink(path.c_str());

@@ -1,7 +1,7 @@
 // The origin's table of invocations in flight (pending.h): what goes in
 // comes out once, under its id, whatever the order of completion, however
 // many are in flight and however long one of them waits.
-#include "pending.h"
+#include "run/pending.h"
 
 #include <gtest/gtest.h>
 

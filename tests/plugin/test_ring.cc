@@ -4,7 +4,7 @@
 // dropped, it leaves nothing behind; any other write on the ring first
 // moves it out (it is then sent after that write). The ring here is plain
 // memory laid out as a receiver's (credit word, then slots).
-#include "ring.h"
+#include "wire/ring.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // API, and the symbol policy (XRDMA_SYMBOLS=runtime, the default) then lets
 // injected code call them, by that name only. And a fault inside a runtime
 // call is the runtime's, never contained (RuntimeCall, fault.h).
-#include "code_cache.h"
-#include "context.h"
-#include "fault.h"
-#include "policy.h"
-#include "runtime_api.h"
+#include "load/code_cache.h"
+#include "run/context.h"
+#include "run/fault.h"
+#include "load/policy.h"
+#include "run/runtime_api.h"
 #include "ucx_ifunc.h"
 
 #include <gtest/gtest.h>

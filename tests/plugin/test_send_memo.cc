@@ -4,7 +4,7 @@
 // caller then sends in full and records again), never another place's;
 // places on different ways are all kept however the sends alternate; a
 // new epoch forgets them all; a failed send records nothing.
-#include "context.h"
+#include "run/context.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // exactly what the full one (reply_hdr_check_all) says, for valid replies of
 // every kind and for every single-field corruption of them; and what a
 // ring's compact frame of acks must be.
-#include "wire.h"
+#include "wire/wire.h"
 
 #include <gtest/gtest.h>
 

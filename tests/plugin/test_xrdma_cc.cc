@@ -1,6 +1,6 @@
 // Tests of the xrdma-cc driver: runs the built tool on small sources.
-#include "elf_reader.h"
-#include "image.h"
+#include "image/elf_reader.h"
+#include "image/image.h"
 #include "xrdma_common/config.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +30,8 @@ std::string env_or(const char *name, const char *fallback)
 std::string builddir() { return env_or("XRDMA_TEST_BUILDDIR", "."); }
 std::string srcdir() { return env_or("XRDMA_TEST_SRCDIR", "."); }
 std::string xrdma_cc() { return builddir() + "/tools/xrdma-cc"; }
+// The sources below call the plugin's runtime functions only: its header,
+// <ucx_ifunc/runtime.h>, is all they include.
 std::string include_flag() { return "-I" + srcdir() + "/ucx_plugin/include"; }
 
 std::string slurp(const std::string &path)
@@ -155,7 +157,7 @@ protected:
 };
 
 const char kTwoEntries[] =
-    "#include <xrdma_ifunc.h>\n"
+    "#include <ucx_ifunc/runtime.h>\n"
     "static int twice(int x) { return 2 * x; }\n"
     "XRDMA_IFUNC(first) { (void)ctx; (void)args; return twice((int)args_size) != 0; }\n"
     "XRDMA_IFUNC(second) { return xrdma_reply(ctx, args, args_size); }\n";
@@ -233,10 +235,10 @@ TEST_F(XrdmaCc, DefaultOutputName)
 TEST_F(XrdmaCc, CxxAndMixedSources)
 {
     write("v.cc",
-          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "#include <ucx_ifunc/runtime.h>\n#include <vector>\n"
           "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
           "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
-    write("c.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { (void)ctx; (void)args; return (int)args_size; }\n");
+    write("c.c", "#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(plain) { (void)ctx; (void)args; return (int)args_size; }\n");
     Outcome r = xcc({include_flag(), "v.cc", "-o", "v.xfn"});
     ASSERT_EQ(r.status, 0) << errors_of(r);
     EXPECT_EQ(entries_of("v.xfn"), std::vector<std::string>{"vec"});
@@ -274,10 +276,10 @@ TEST_F(XrdmaCc, MissingTargetHeadersNamed)
     ASSERT_EQ(symlink((dir + link).c_str(), (bin + "/" + link).c_str()), 0);
     std::string install_deps = slurp(srcdir() + "/scripts/install-deps");
     write("v.cc",
-          "#include <xrdma_ifunc.h>\n#include <vector>\n"
+          "#include <ucx_ifunc/runtime.h>\n#include <vector>\n"
           "XRDMA_IFUNC(vec) { std::vector<char> b((const char *)args, (const char *)args + args_size);\n"
           "  return xrdma_reply(ctx, b.data(), b.size()); }\n");
-    write("c.c", "#include <stdlib.h>\n#include <xrdma_ifunc.h>\nXRDMA_IFUNC(plain) { return abs((int)args_size); }\n");
+    write("c.c", "#include <stdlib.h>\n#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(plain) { return abs((int)args_size); }\n");
     struct Case {
         const char *source, *kind, *hide_c, *hide_cxx;
         std::vector<std::string> packages;
@@ -317,7 +319,7 @@ TEST_F(XrdmaCc, MissingTargetHeadersNamed)
 TEST_F(XrdmaCc, UserDefinesReachClang)
 {
     write("d.c",
-          "#include <xrdma_ifunc.h>\n#ifndef WANT\n#error WANT not defined\n#endif\n"
+          "#include <ucx_ifunc/runtime.h>\n#ifndef WANT\n#error WANT not defined\n#endif\n"
           "#if WANT == 2\nXRDMA_IFUNC(two) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n"
           "#ifdef ALSO\nXRDMA_IFUNC(also) { (void)ctx; (void)args; (void)args_size; return 0; }\n#endif\n");
     Outcome r = xcc({include_flag(), "-D", "WANT=2", "-DALSO", "d.c"});
@@ -351,7 +353,7 @@ TEST_F(XrdmaCc, NoEntryFailsClearly)
 
 TEST_F(XrdmaCc, SyntaxErrorFails)
 {
-    write("bad.c", "#include <xrdma_ifunc.h>\nXRDMA_IFUNC(f) { return ; \n");
+    write("bad.c", "#include <ucx_ifunc/runtime.h>\nXRDMA_IFUNC(f) { return ; \n");
     Outcome r = xcc({include_flag(), "bad.c"});
     EXPECT_EQ(r.status, 1) << errors_of(r);
     EXPECT_NE(r.err.find("error"), std::string::npos) << "clang's diagnostics are visible: " << r.err;
@@ -433,7 +435,7 @@ TEST_F(XrdmaCc, ShowmeBitcodeCommands)
 TEST_F(XrdmaCc, PartsMustAgreeOnEntries)
 {
     write("arch.c",
-          "#include <xrdma_ifunc.h>\n"
+          "#include <ucx_ifunc/runtime.h>\n"
           "XRDMA_IFUNC(common) { (void)ctx; (void)args; return (int)args_size; }\n"
           "#ifdef __aarch64__\nXRDMA_IFUNC(arm_only) { (void)ctx; (void)args; return 0; }\n#endif\n");
     Outcome r = xcc({include_flag(), "arch.c", "-o", "arch.xfn"});

@@ -19,9 +19,11 @@ export XRDMA_LIBDIR=$build/.libs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT
 mkdir -p "$tmp/pkg" && cp -r "$src/python/xrdma" "$tmp/pkg/" && cp "$build/python/xrdma/_config.py" "$tmp/pkg/xrdma/" ||
     exit 99
 
+# A sanitizer build's libraries need its runtime first (tests/python/run-pytest).
+rt=$(ldd "$build/tests/python/c_target" 2>/dev/null | awk '/lib[at]san\.so/ {print $3; exit}')
 # try NAME PYTHON PYTHONPATH: import xrdma; its output in $tmp/NAME.out, status in $tmp/NAME.rc.
 try() {
-    env PYTHONPATH="$3" timeout -k 5 120 "$2" -c 'import xrdma; print("imported")' >"$tmp/$1.out" 2>&1
+    env ${rt:+LD_PRELOAD="$rt"} PYTHONPATH="$3" timeout -k 5 120 "$2" -c 'import xrdma; print("imported")' >"$tmp/$1.out" 2>&1
     echo $? >"$tmp/$1.rc"
 }
 # refused NAME: exit status 1 and an ImportError from xrdma (no signal, no hang).

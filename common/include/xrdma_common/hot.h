@@ -5,10 +5,11 @@
 // library. With more ranks than cores, a rank that receives a hop was just
 // switched out, and its code comes back into the caches line by line and
 // page by page. That costs more than the number of instructions suggests
-// (docs/RESULTS.md, issue 14: benchmarks/code-footprint counts the lines and pages).
-// Each starts on a 64-byte line, so that its first line is whole whatever
-// moves before it (at stop 35 two unchanged functions took 5 more lines
-// when they started 48 bytes into one).
+// (benchmarks/drivers/code-footprint counts a hop's lines and pages;
+// benchmarks/results/REPORT.md has them).
+// Each starts on a 64-byte line, so that a hop's line count does not move
+// with the code placed before it: two unchanged functions that started 48
+// bytes into a line took 5 more lines.
 #pragma once
 
 #define XRDMA_HOT __attribute__((hot, aligned(64)))

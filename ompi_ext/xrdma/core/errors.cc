@@ -1,8 +1,7 @@
 #include "errors.h"
 #include "mpi_impl.h"
 
-#include "mpix_xrdma.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include <cstdint>
 #include <map>

@@ -6,6 +6,11 @@
 #include <mpi.h>
 #include <string>
 
+// The MPIX_ERR_* classes, declared for programs in mpiext_xrdma_c.h:
+// defined in errors.cc, made by errors_init().
+extern "C" int MPIX_ERR_IFUNC_IMAGE, MPIX_ERR_IFUNC_LINK, MPIX_ERR_IFUNC_DENIED, MPIX_ERR_IFUNC_FAULT,
+    MPIX_ERR_IFUNC_RETURN, MPIX_ERR_IFUNC_TIMEOUT, MPIX_ERR_PEER;
+
 namespace xrdma::mpi {
 
 // Create the MPIX_ERR_* classes (once; needs MPI initialised).

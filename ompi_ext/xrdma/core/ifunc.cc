@@ -5,7 +5,7 @@
 #include "errors.h"
 #include "runtime.h"
 #include "window.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include <cerrno>
 #include <cstring>
@@ -24,7 +24,7 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
     if (!ifunc) return report(error_code(MPI_ERR_ARG, std::string(call) + ": ifunc is NULL"));
     if (path == nullptr && image == nullptr)
         return report(error_code(MPI_ERR_ARG, std::string(call) + ": image is NULL"));
-    *ifunc = MPIX_IFUNC_NULL;
+    *ifunc = nullptr;
     auto f = std::make_unique<MPIX_Ifunc_s>();
     if (path) {
         // The limit a target applies: a larger image could never run anywhere.
@@ -61,13 +61,13 @@ extern "C" int xrdma_mpi_ifunc_load(const char *path, const void *image, size_t 
 extern "C" int xrdma_mpi_ifunc_free(MPIX_Ifunc *ifunc)
 {
     if (!ifunc) return report(error_code(MPI_ERR_ARG, "MPIX_Ifunc_free: ifunc is NULL"));
-    if (*ifunc == MPIX_IFUNC_NULL) return MPI_SUCCESS;
+    if (*ifunc == nullptr) return MPI_SUCCESS;
     Runtime &rt = Runtime::get();
     {
         std::lock_guard<std::recursive_mutex> guard(rt.mu);
         windows_forget_ifunc(*ifunc);
     }
     delete *ifunc;
-    *ifunc = MPIX_IFUNC_NULL;
+    *ifunc = nullptr;
     return MPI_SUCCESS;
 }

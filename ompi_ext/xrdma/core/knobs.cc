@@ -1,6 +1,6 @@
 // The MPI layer's XRDMA_* knobs, with their defaults and meanings (printed by
 // xrdma_info -c, documented in xrdma_info(1) and xrdma(7)); the plugin's are
-// in ucx_plugin/knobs.cc. No MPI here: xrdma_info compiles this file too.
+// in ucx_plugin/run/knobs.cc. No MPI here: xrdma_info compiles this file too.
 #include "xrdma_common/config.h"
 
 namespace xrdma::mpi {

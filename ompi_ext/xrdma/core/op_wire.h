@@ -15,7 +15,7 @@ constexpr uint8_t kOpMagic = 0x58;  // "X"
 // wire it travels compact (OpWire, below): 16 bytes, and 8 more only for an
 // X-op with target blocks or incoming data, so that with the plugin's ring
 // slot header and short invocation header a warm 8-byte MPIX_Xinvoke stays
-// within one 64-byte cache line (ucx_plugin/wire.h, RingSlotHdr).
+// within one 64-byte cache line (ucx_plugin/wire/wire.h, RingSlotHdr).
 struct OpHdr {
     // (Its first 16 bytes are OpWire's layout: op_hdr_read() copies them at once.)
     uint8_t  magic;

@@ -10,7 +10,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "window.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include "xrdma_common/bytes.h"
 #include "xrdma_common/config.h"
@@ -386,6 +386,190 @@ void bundle_flush()
     if (w->error[size_t(t)] == MPI_SUCCESS) w->error[size_t(t)] = err;
 }
 
+namespace {
+
+// xrdma_mpi_xop() in steps, each returning MPI_SUCCESS or the error the
+// call reports. One call's arguments:
+struct Xop {
+    int op;
+    void *origin;
+    int ocount;
+    MPI_Datatype otype;
+    int trank;
+    MPI_Aint tdisp;
+    int tcount;
+    MPI_Datatype ttype;
+    MPIX_Ifunc ifunc;
+    const void *args;
+    int args_size;
+    MPI_Win win;
+    MPI_Request *request;
+};
+
+// No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with MPI's own
+// argument checks and datatype support (called without the runtime lock).
+int plain_rma(const Xop &x)
+{
+    if (x.request)
+        return x.op == XRDMA_OP_PUT ? MPI_Rput(x.origin, x.ocount, x.otype, x.trank, x.tdisp, x.tcount, x.ttype, x.win,
+                                               x.request)
+                                    : MPI_Rget(x.origin, x.ocount, x.otype, x.trank, x.tdisp, x.tcount, x.ttype, x.win,
+                                               x.request);
+    return x.op == XRDMA_OP_PUT ? MPI_Put(x.origin, x.ocount, x.otype, x.trank, x.tdisp, x.tcount, x.ttype, x.win)
+                                : MPI_Get(x.origin, x.ocount, x.otype, x.trank, x.tdisp, x.tcount, x.ttype, x.win);
+}
+
+// An Xput's or Xget's datatypes checked, the target datatype as @p blocks
+// (none for an Xinvoke).
+int target_blocks(const Xop &x, std::vector<Block> *blocks)
+{
+    blocks->clear();
+    if (x.op == XRDMA_OP_INVOKE) return MPI_SUCCESS;
+    for (MPI_Datatype t : {x.otype, x.ttype})
+        if (!type_ok(t))
+            return error_code(MPI_ERR_TYPE, std::string(op_name(x.op)) + (t == x.otype ? ": origin" : ": target") +
+                                                " datatype: " +
+                                                (t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype"));
+    std::string why;
+    if (flatten(x.ttype, x.tcount, blocks, &why) != MPI_SUCCESS)
+        return error_code(MPI_ERR_TYPE, std::string(op_name(x.op)) + ": target datatype: " + why);
+    // Sizes need not match: the ifunc decides what the data means (an
+    // Xget may reply 8 bytes about a whole region).
+    int osize;
+    MPI_Type_size(x.otype, &osize);
+    if (x.ocount && !x.origin && osize)
+        return error_code(MPI_ERR_BUFFER, std::string(op_name(x.op)) + ": origin_addr is NULL but the origin " +
+                                              "data is " + std::to_string(int64_t(x.ocount) * osize) + " bytes");
+    return MPI_SUCCESS;
+}
+
+// The common X-op, an Xinvoke of a few bytes of arguments that its target
+// runs and a synchronisation call completes, goes straight to the plugin
+// without the choices the general path (send_xop()) makes for the other
+// X-ops (~50 instructions per op at the origin); from the second of a
+// stream, into the bundle.
+int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
+{
+    const ucp_ep_h ep = w->ep(x.trank);
+    if (__builtin_expect(!ep, 0)) return unreachable(w, x.op, x.trank);
+    const OpHdr hdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0};
+    if (bundled(w, x.trank, h)) {
+        bundle_add(w, x.trank, h, hdr, x.args, x.args_size);
+        issued(rt);
+        return MPI_SUCCESS;
+    }
+    SmallInvoke msg;
+    const size_t len = msg.build(hdr, x.args, x.args_size);
+    OpRecord *r = op_get();
+    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    w->pending[size_t(x.trank)]++;
+    ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, ep, msg.bytes, len, lazy_ack(w, x.trank), op_done, r);
+    if (st != UCX_IFUNC_INPROGRESS) return refused(r, st, nullptr, MPI_REQUEST_NULL);
+    issued(rt);
+    return MPI_SUCCESS;
+}
+
+// What of an X-op's origin data travels (@p hdr's flags): a reference for
+// a function run here (@p here) on contiguous data, which reads it in place
+// (*@p ref); for a streaming function in another process, larger data stays
+// here and the target fetches it chunk by chunk while its handlers run, and
+// a large reply is written straight into a contiguous origin buffer
+// (exposed: *@p so); else an Xput's data, packed. *@p packed: its bytes in
+// the message.
+int incoming_data(const Xop &x, Window *w, bool here, OpHdr *hdr, IncomingRef *ref, StreamOut *so, int *packed)
+{
+    if (here && x.op == XRDMA_OP_PUT && contiguous(x.origin, x.ocount, x.otype, ref)) hdr->flags |= kIncomingByRef;
+    if (hdr->flags & kIncomingByRef)
+        *packed = int(sizeof(*ref));
+    else if (x.op == XRDMA_OP_PUT)
+        MPI_Pack_size(x.ocount, x.otype, MPI_COMM_WORLD, packed);
+    uint8_t streamed = 0;
+    if (!here && x.ifunc->streams) {
+        IncomingRef buf{};
+        if (x.op == XRDMA_OP_PUT && size_t(*packed) > stream_chunk())
+            streamed = kIncomingStream;
+        else if (x.op == XRDMA_OP_GET && contiguous(x.origin, x.ocount, x.otype, &buf) && buf.len > stream_chunk())
+            streamed = kReplyStream;
+    }
+    if (streamed) {
+        const int err = stream_expose(op_name(x.op), w->rank, x.origin, x.ocount, x.otype, MPI_COMM_WORLD, so);
+        if (err != MPI_SUCCESS) return err;
+        hdr->flags |= streamed;
+        *packed = int(so->wire.size());
+    }
+    return MPI_SUCCESS;
+}
+
+// The record of X-op @p x in flight (its streamed data @p so, its reply
+// written into the origin buffer: @p pushed): its request started, if it
+// has one.
+OpRecord *op_record(const Xop &x, Window *w, const StreamOut &so, bool pushed)
+{
+    OpRecord *r = x.request ? new OpRecord : op_get();
+    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    r->memh = so.memh;
+    r->staged = so.staged;
+    r->pushed = pushed;
+    if (x.op == XRDMA_OP_GET) {
+        int combiner, a, b, c;
+        MPI_Type_get_envelope(x.otype, &a, &b, &c, &combiner);
+        if (combiner != MPI_COMBINER_NAMED) {
+            MPI_Type_dup(x.otype, &r->origin_type);
+            r->type_owned = true;
+        }
+    }
+    if (x.request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
+    return r;
+}
+
+// Every X-op but send_small_invoke()'s: its message, [OpHdr][blocks]
+// [incoming data][args], built and handed to the plugin, to run here
+// (node-local execution) or at its target. (A refused X-op with a request
+// reports its error there: MPI_SUCCESS.)
+int send_xop(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h, const std::vector<Block> &blocks, bool here)
+{
+    const ucp_ep_h ep = here ? nullptr : w->ep(x.trank);
+    if (!here && !ep) return unreachable(w, x.op, x.trank);
+    OpHdr hdr{};
+    hdr.magic = kOpMagic;
+    hdr.op = uint8_t(x.op);
+    hdr.win = w->id;
+    hdr.disp = x.tdisp;
+    hdr.nblocks = uint32_t(blocks.size());
+    IncomingRef ref{};
+    StreamOut so;
+    int packed = 0;
+    int err = incoming_data(x, w, here, &hdr, &ref, &so, &packed);
+    if (err != MPI_SUCCESS) return err;
+    // An Xinvoke with a few bytes of arguments is built on the stack; the
+    // rest in the scratch buffer.
+    SmallInvoke small;
+    const uint8_t *msg = small.bytes;
+    size_t msg_len;
+    xrdma::Bytes &payload = payload_scratch;
+    if (x.op == XRDMA_OP_INVOKE && size_t(x.args_size) <= kSmallArgs) {
+        msg_len = small.build(hdr, x.args, x.args_size);
+    } else {
+        msg_len = build_payload(&payload, hdr, blocks, x.origin, x.ocount, x.otype, MPI_COMM_WORLD, so, ref, packed,
+                                x.args, x.args_size);
+        msg = payload.data();
+    }
+    OpRecord *r = op_record(x, w, so, hdr.flags & kReplyStream);
+    const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
+    w->pending[size_t(x.trank)]++;  // before: a local run completes inside the call
+    const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
+                           (!here && !x.request ? lazy_ack(w, x.trank) : 0u);
+    ucx_ifunc_status_t st = here ? ucx_ifunc_invoke_local(h, w->group->world[size_t(x.trank)], msg, msg_len, op_done, r)
+                                 : ucx_ifunc_invoke_nbx(h, ep, msg, msg_len, flags, op_done, r);
+    if (st != UCX_IFUNC_INPROGRESS) return refused(r, st, x.request, req);
+    if (payload.capacity() > kScratchKeep) xrdma::Bytes().swap(payload);
+    if (x.request) *x.request = req;
+    issued(rt);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
 }  // namespace xrdma::mpi
 
 using namespace xrdma::mpi;
@@ -398,7 +582,10 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     RuntimeLock m(rt);
     std::unique_lock<RuntimeLock> lock(m);
     if (request) *request = MPI_REQUEST_NULL;
+    const Xop x{op, origin, ocount, otype, trank, tdisp, tcount, ttype, ifunc, args, args_size, win, request};
     Window *w = window_find(win);
+    // The call fails with @p err: the lock released, then the window's error
+    // handler called (MPI_COMM_WORLD's without a window).
     auto bad = [&](int err) {
         lock.unlock();
         if (win == MPI_WIN_NULL) return MPI_Comm_call_errhandler(MPI_COMM_WORLD, err), err;
@@ -413,15 +600,9 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
                                                ": XRDMA is not interposed on this window: libmpix_xrdma_core "
                                                "must come before libmpi (see xrdma(7))"));
     }
-    if (ifunc == MPIX_IFUNC_NULL && op != XRDMA_OP_INVOKE) {
-        // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with
-        // MPI's own argument checks and datatype support.
+    if (ifunc == nullptr && op != XRDMA_OP_INVOKE) {
         lock.unlock();
-        if (request)
-            return op == XRDMA_OP_PUT ? MPI_Rput(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request)
-                                      : MPI_Rget(origin, ocount, otype, trank, tdisp, tcount, ttype, win, request);
-        return op == XRDMA_OP_PUT ? MPI_Put(origin, ocount, otype, trank, tdisp, tcount, ttype, win)
-                                  : MPI_Get(origin, ocount, otype, trank, tdisp, tcount, ttype, win);
+        return plain_rma(x);
     }
     if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0))
         return bad(error_code(MPI_ERR_COUNT, std::string(op_name(op)) +
@@ -439,29 +620,12 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         return bad(error_code(MPI_ERR_RANK, std::string(op_name(op)) + ": target_rank " + std::to_string(trank) +
                                                 " is not a rank of the window's group (0 to " +
                                                 std::to_string(w->size - 1) + ") nor MPI_PROC_NULL"));
-    if (op == XRDMA_OP_INVOKE && ifunc == MPIX_IFUNC_NULL)
+    if (op == XRDMA_OP_INVOKE && ifunc == nullptr)
         return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": ifunc is MPIX_IFUNC_NULL: an Xinvoke has "
                                                                        "no data, it needs a function"));
     std::vector<Block> &blocks = blocks_scratch;
-    blocks.clear();
-    if (op != XRDMA_OP_INVOKE) {
-        for (MPI_Datatype t : {otype, ttype})
-            if (!type_ok(t))
-                return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + (t == otype ? ": origin" : ": target") +
-                                                        " datatype: " +
-                                                        (t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype")));
-        std::string why;
-        if (flatten(ttype, tcount, &blocks, &why) != MPI_SUCCESS)
-            return bad(error_code(MPI_ERR_TYPE, std::string(op_name(op)) + ": target datatype: " + why));
-        // Sizes need not match: the ifunc decides what the data means (an
-        // Xget may reply 8 bytes about a whole region).
-        int osize;
-        MPI_Type_size(otype, &osize);
-        if (ocount && !origin && osize)
-            return bad(error_code(MPI_ERR_BUFFER, std::string(op_name(op)) + ": origin_addr is NULL but the origin " +
-                                                      "data is " + std::to_string(int64_t(ocount) * osize) + " bytes"));
-    }
-    int err = MPI_SUCCESS;
+    int err = target_blocks(x, &blocks);
+    if (err != MPI_SUCCESS) return bad(err);
     if (__builtin_expect(!w->origin(), 0) && !origin_ready(w, &err))
         return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " +
                                                w->unusable));
@@ -473,111 +637,13 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     // unless it forwarded off the node). Only with nothing of ours in flight
     // to that target, so that X-ops to it still run in issue order.
     const bool here = w->pending[size_t(trank)] == 0 && runs_here(w, h, trank);
-
-    // The common X-op, an Xinvoke of a few bytes of arguments that its
-    // target runs and a synchronisation call completes, goes straight to the
-    // plugin without the choices the general path below makes for the other
-    // X-ops (~50 instructions per op at the origin).
     if (op == XRDMA_OP_INVOKE && !request && size_t(args_size) <= kSmallArgs && !here) {
-        const ucp_ep_h ep = w->ep(trank);
-        if (__builtin_expect(!ep, 0)) return bad(unreachable(w, op, trank));
-        const OpHdr hdr{kOpMagic, uint8_t(op), 0, 0, w->id, tdisp, 0, 0};
-        if (bundled(w, trank, h)) {
-            bundle_add(w, trank, h, hdr, args, args_size);
-            issued(rt);
-            return MPI_SUCCESS;
-        }
-        SmallInvoke msg;
-        const size_t len = msg.build(hdr, args, args_size);
-        OpRecord *r = op_get();
-        *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
-        w->pending[size_t(trank)]++;
-        ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, ep, msg.bytes, len, lazy_ack(w, trank), op_done, r);
-        if (st != UCX_IFUNC_INPROGRESS) return bad(refused(r, st, nullptr, MPI_REQUEST_NULL));
-        issued(rt);
-        return MPI_SUCCESS;
-    }
-
-    bundle_flush_if_any();  // (X-ops to a target stay in order)
-
-    // [OpHdr][blocks][incoming data][args]
-    const ucp_ep_h ep = here ? nullptr : w->ep(trank);
-    if (!here && !ep) return bad(unreachable(w, op, trank));
-    OpHdr hdr{};
-    hdr.magic = kOpMagic;
-    hdr.op = uint8_t(op);
-    hdr.win = w->id;
-    hdr.disp = tdisp;
-    hdr.nblocks = uint32_t(blocks.size());
-    // Run here on contiguous origin data: the function reads it in place.
-    IncomingRef ref{};
-    if (here && op == XRDMA_OP_PUT && contiguous(origin, ocount, otype, &ref)) hdr.flags |= kIncomingByRef;
-    int packed = 0;
-    if (hdr.flags & kIncomingByRef)
-        packed = int(sizeof(ref));
-    else if (op == XRDMA_OP_PUT)
-        MPI_Pack_size(ocount, otype, MPI_COMM_WORLD, &packed);
-    // A streaming function in another process: larger data stays here, the
-    // target fetches it chunk by chunk while its handlers run; and a large
-    // reply is written straight into a contiguous origin buffer.
-    StreamOut so;
-    uint8_t streamed = 0;
-    if (!here && ifunc->streams) {
-        IncomingRef buf{};
-        if (op == XRDMA_OP_PUT && size_t(packed) > stream_chunk())
-            streamed = kIncomingStream;
-        else if (op == XRDMA_OP_GET && contiguous(origin, ocount, otype, &buf) && buf.len > stream_chunk())
-            streamed = kReplyStream;
-    }
-    if (streamed) {
-        err = stream_expose(op_name(op), w->rank, origin, ocount, otype, MPI_COMM_WORLD, &so);
-        if (err != MPI_SUCCESS) return bad(err);
-        hdr.flags |= streamed;
-        packed = int(so.wire.size());
-    }
-    // An Xinvoke with a few bytes of arguments is built on the stack; the
-    // rest in the scratch buffer.
-    SmallInvoke small;
-    const uint8_t *msg = small.bytes;
-    size_t msg_len;
-    xrdma::Bytes &payload = payload_scratch;
-    if (op == XRDMA_OP_INVOKE && size_t(args_size) <= kSmallArgs) {
-        msg_len = small.build(hdr, args, args_size);
-    } else {
-        msg_len = build_payload(&payload, hdr, blocks, origin, ocount, otype, MPI_COMM_WORLD, so, ref, packed, args,
-                                args_size);
-        msg = payload.data();
-    }
-
-    OpRecord *r = request ? new OpRecord : op_get();
-    *r = OpRecord{w, trank, op, origin, ocount, otype, false, MPI_REQUEST_NULL};
-    r->memh = so.memh;
-    r->staged = so.staged;
-    r->pushed = hdr.flags & kReplyStream;
-    if (op == XRDMA_OP_GET) {
-        int combiner, a, b, c;
-        MPI_Type_get_envelope(otype, &a, &b, &c, &combiner);
-        if (combiner != MPI_COMBINER_NAMED) {
-            MPI_Type_dup(otype, &r->origin_type);
-            r->type_owned = true;
-        }
-    }
-    if (request) MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, &r->request);
-    const MPI_Request req = r->request;  // r may be back in the pool once op_done ran
-    w->pending[size_t(trank)]++;  // before: a local run completes inside the call
-    const unsigned flags = ((hdr.flags & (kIncomingStream | kReplyStream)) ? unsigned(UCX_IFUNC_INVOKE_QUEUED) : 0u) |
-                           (!here && !request ? lazy_ack(w, trank) : 0u);
-    ucx_ifunc_status_t st =
-        here ? ucx_ifunc_invoke_local(h, w->group->world[size_t(trank)], msg, msg_len, op_done, r)
-            : ucx_ifunc_invoke_nbx(h, ep, msg, msg_len, flags, op_done, r);
-    if (st != UCX_IFUNC_INPROGRESS) {
-        err = refused(r, st, request, req);
+        err = send_small_invoke(rt, x, w, h);
         return err == MPI_SUCCESS ? err : bad(err);
     }
-    if (payload.capacity() > kScratchKeep) xrdma::Bytes().swap(payload);
-    if (request) *request = req;
-    issued(rt);
-    return MPI_SUCCESS;
+    bundle_flush_if_any();  // (X-ops to a target stay in order)
+    err = send_xop(rt, x, w, h, blocks, here);
+    return err == MPI_SUCCESS ? err : bad(err);
 }
 
 extern "C" int xrdma_mpi_progress(void)

@@ -3,7 +3,7 @@
 #include "osc_flush.h"
 
 #include "osc_table.h"
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"
@@ -234,7 +234,14 @@ OscFlushPtr osc_flush_wrap(MPI_Win win, int size)
     if (!config_get_ull("XRDMA_FLUSH_SKIP")) return nullptr;
     int level = MPI_THREAD_MULTIPLE;
     MPI_Query_thread(&level);
-    if (level == MPI_THREAD_MULTIPLE) return nullptr;  // (a call could run while the table changes)
+    // Not under MPI_THREAD_MULTIPLE: the counts hold only while no two MPI
+    // calls run at once. A flush zeroes its target's count when the
+    // component's flush returns, which would also discount a put another
+    // thread issued meanwhile, one that flush need not have completed, and
+    // the next flush would return before it completed. The counts, the
+    // epoch and the memo of the last window (g_last_win, g_last) are plain
+    // fields, used without a lock.
+    if (level == MPI_THREAD_MULTIPLE) return nullptr;
     void **slots[XRDMA_OSC_NSLOTS];
     for (int s = 0; s < XRDMA_OSC_NSLOTS; ++s) slots[s] = xrdma_osc_slot(win, s);
     if (!is_osc_ucx(slots)) return nullptr;

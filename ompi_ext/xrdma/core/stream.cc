@@ -8,7 +8,7 @@
 #include "runtime.h"
 #include "window.h"
 
-#include "xrdma_mpi.h"
+#include "core_api.h"
 
 #include "xrdma_common/config.h"
 #include "xrdma_common/log.h"

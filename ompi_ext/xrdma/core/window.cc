@@ -294,7 +294,7 @@ void windows_forget_ifunc(MPIX_Ifunc f)
     Runtime &rt = Runtime::get();
     bundle_flush_if_any();  // (it may hold a handle of f)
     for (auto &kv : rt.windows)
-        if (kv.second->last_ifunc == f) kv.second->last_ifunc = MPIX_IFUNC_NULL;
+        if (kv.second->last_ifunc == f) kv.second->last_ifunc = nullptr;
     if (!f->handle) return;
     ucx_ifunc_deregister(f->handle);
     f->handle = nullptr;

@@ -3,10 +3,13 @@
 // every process, so X-ops name it without a message); what an origin
 // needs per target (endpoints, X-ops in flight, errors) is made at its first
 // X-operation, and node peers' memory is mapped when it is first used.
+// Its life: window_setup() at creation (no message), origin_ready() at its
+// first X-op, window_complete() at each synchronisation call,
+// window_release() before MPI_Win_free and window_forget() after it.
 #pragma once
 
+#include "core_api.h"
 #include "group.h"
-#include "mpix_xrdma.h"
 #include "node_local.h"
 #include "op_wire.h"
 #include "osc_flush.h"
@@ -31,6 +34,8 @@ struct MPIX_Ifunc_s {
     ucx_ifunc_h handle = nullptr;
     bool stays = false;
 };
+// The handle programs know as MPIX_Ifunc (mpiext_xrdma_c.h).
+typedef MPIX_Ifunc_s *MPIX_Ifunc;
 
 namespace xrdma::mpi {
 
@@ -84,7 +89,7 @@ struct Window {
     bool origin() const { return !pending.empty(); }
     // The function window_ifunc() returned last here (a stream of X-ops
     // names one): its handle and whether it stays.
-    MPIX_Ifunc last_ifunc = MPIX_IFUNC_NULL;
+    MPIX_Ifunc last_ifunc = nullptr;
     ucx_ifunc_h last_handle = nullptr;
     bool last_stays = false;
     // Node peers whose window memory may be mapped here (XRDMA_EXEC=auto,

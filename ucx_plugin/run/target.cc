@@ -535,11 +535,13 @@ int xrdma_log(xrdma_ctx_t *x, const char *fmt, ...)
     va_end(ap);
     size_t n = strlen(text);
     if (n && text[n - 1] == '\n') text[n - 1] = 0;
-    int rank = x->context->params.rank;
+    // (The count is this process's; the line names the rank whose memory the
+    // function runs on, the target's, also where node-local execution runs
+    // it in the origin's process.)
     if (was_dropped)
-        fprintf(stderr, "[xrdma rank %d] xrdma_log: %llu lines dropped (XRDMA_LOG_RATE=%s)\n", rank, was_dropped,
-                config_get("XRDMA_LOG_RATE"));
-    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", rank, x->entry ? x->entry->c_str() : "?", text);
+        fprintf(stderr, "[xrdma rank %d] xrdma_log: %llu lines dropped (XRDMA_LOG_RATE=%s)\n", x->context->params.rank,
+                was_dropped, config_get("XRDMA_LOG_RATE"));
+    fprintf(stderr, "[xrdma rank %d ifunc '%s'] %s\n", x->exec_rank, x->entry ? x->entry->c_str() : "?", text);
     return 0;
 }
 

@@ -139,7 +139,7 @@ program mpi_f08_xops
   call MPIX_Ifunc_free(fail)
   call MPI_Win_free(win)
   call MPI_Finalize()
-  if (good /= total) stop 1
+  if (good /= total) error stop
 
 contains
 

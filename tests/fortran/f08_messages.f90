@@ -50,7 +50,7 @@ program f08_messages
   call MPIX_Ifunc_free(f)
   call MPI_Win_free(win)
   call MPI_Finalize()
-  if (bad /= 0) stop 1
+  if (bad /= 0) error stop
 
 contains
 

@@ -66,5 +66,5 @@ program own_mpi_calls
   if (rank == 0) print '(a, f0.3, a)', 'elapsed ', MPI_Wtime() - t0, ' s'
   call MPI_Win_free(win)
   call MPI_Finalize()
-  if (ok /= 1) stop 1
+  if (ok /= 1) error stop
 end program own_mpi_calls

@@ -41,11 +41,22 @@ void pin_to_last_pu()
     }
     hwloc_topology_destroy(topo);
 }
+// XRDMA's own UCP context reads XRDMA_UCX_<NAME> over UCX_<NAME>, so that it
+// may use other transports than the MPI's UCX (which reads UCX_<NAME> only).
+constexpr const char *kUcxEnvPrefix = "XRDMA";
+
+// The UCX setting NAME (without "UCX_") as XRDMA's context sees it, or null.
+const char *ucx_env(const char *name)
+{
+    const char *v = getenv((std::string(kUcxEnvPrefix) + "_UCX_" + name).c_str());
+    return v ? v : getenv((std::string("UCX_") + name).c_str());
+}
+
 // Whether UCX_TLS lets UCX use its shared-memory (mm) transports: UCX warns
 // about settings for transports it did not load.
 bool shared_memory_selected()
 {
-    const char *tls = getenv("UCX_TLS");
+    const char *tls = ucx_env("TLS");
     if (!tls || !*tls) return true;
     bool exclude = tls[0] == '^';
     std::string list = exclude ? tls + 1 : tls;
@@ -98,9 +109,9 @@ int Runtime::start()
     while (elem < warm_op) elem *= 2;
     const std::string elem_size = std::to_string(elem);
     ucp_config_t *cfg = nullptr;
-    if (ucp_config_read(nullptr, nullptr, &cfg) != UCS_OK) cfg = nullptr;
-    if (cfg && elem > 128 && shared_memory_selected() && !getenv("UCX_MM_FIFO_ELEM_SIZE") &&
-        !getenv("UCX_POSIX_FIFO_ELEM_SIZE") && !getenv("UCX_SYSV_FIFO_ELEM_SIZE") &&
+    if (ucp_config_read(kUcxEnvPrefix, nullptr, &cfg) != UCS_OK) cfg = nullptr;
+    if (cfg && elem > 128 && shared_memory_selected() && !ucx_env("MM_FIFO_ELEM_SIZE") &&
+        !ucx_env("POSIX_FIFO_ELEM_SIZE") && !ucx_env("SYSV_FIFO_ELEM_SIZE") &&
         ucp_config_modify(cfg, "MM_FIFO_ELEM_SIZE", elem_size.c_str()) != UCS_OK)
         XRDMA_DEBUG("UCX has no MM_FIFO_ELEM_SIZE: left as it is");
     ucs_status_t st = ucp_init(&p, cfg, &ucp);

@@ -33,14 +33,14 @@ include tests/apps-hpcc/local.mk
 # (build-mpich/).
 MPI_LAYER_TESTS = $(MPI_TESTS) $(MPI_BITCODE_TESTS) $(MPI_TARGET_TESTS) $(MPI_STREAM_TESTS) \
 	$(MPI_PMPIX_TESTS) $(MPI_WINDOW_TESTS) $(MPI_FINALIZE_TESTS) $(MPI_WINDOW_SETUP_TESTS) $(MPI_LOG_TESTS) $(MPI_FLUSH_TESTS) \
-	$(MPI_BUNDLE_TESTS) $(MPI_PEER_TESTS) $(EXAMPLE_TESTS) $(FORTRAN_EXAMPLE_TESTS) $(FORTRAN_INSTALL_TESTS) \
+	$(MPI_BUNDLE_TESTS) $(MPI_PEER_TESTS) $(MPI_LARGE_COUNT_TESTS) $(EXAMPLE_TESTS) $(FORTRAN_EXAMPLE_TESTS) $(FORTRAN_INSTALL_TESTS) \
 	$(PYTHON_LAYER_TESTS) tests/compare-rma/test_compare_rma.sh tests/plugin/test_info.sh
 MPI_LAYER_BINS = tests/mpi/test_xops$(EXEEXT) tests/mpi/test_threads$(EXEEXT) \
 	tests/mpi/test_progress_thread$(EXEEXT) tests/mpi/test_node_local$(EXEEXT) tests/mpi/test_datatypes$(EXEEXT) \
 	tests/mpi/test_stream$(EXEEXT) tests/mpi/test_pmpix$(EXEEXT) tests/mpi/test_windows$(EXEEXT) \
 	tests/mpi/test_window_setup$(EXEEXT) tests/mpi/test_log$(EXEEXT) tests/mpi/test_flush$(EXEEXT) \
 	tests/mpi/test_bundle$(EXEEXT) tests/mpi/test_peer_death$(EXEEXT) tests/mpi/test_finalize_atexit$(EXEEXT) \
-	$(FORTRAN_LAYER_BINS)
+	tests/mpi/test_large_count$(EXEEXT) $(FORTRAN_LAYER_BINS)
 # (check-TESTS builds every check program and data file first: told only
 # these, it builds nothing else.)
 check-mpi-layer: all $(MPI_LAYER_BINS) $(TEST_IFUNC_IMAGES)

@@ -109,6 +109,13 @@ ROUTE(MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c
 ROUTE(MPI_Win_allocate_shared,
       (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
       (size, disp_unit, info, comm, baseptr, win))
+/* (Its large-count forms, with an INTEGER(MPI_ADDRESS_KIND) disp_unit.) */
+ROUTE(MPI_Win_allocate_c,
+      (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+      (size, disp_unit, info, comm, baseptr, win))
+ROUTE(MPI_Win_allocate_shared_c,
+      (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win),
+      (size, disp_unit, info, comm, baseptr, win))
 ROUTE(MPI_Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (info, comm, win))
 ROUTE(MPI_Win_free, (MPI_Win * win), (win))
 ROUTE(MPI_Win_fence, (int assert_, MPI_Win win), (assert_, win))

@@ -149,7 +149,8 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio
+EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio \
+	benchmarks/drivers/tls-env
 # MPICH's RMA tests, plain and with XRDMA linked (benchmarks/drivers/mpich-rma
 # builds them from Debian's mpich source, fetched into the build directory).
 EXTRA_DIST += benchmarks/drivers/mpich-rma benchmarks/mpitestconf.h

@@ -432,6 +432,12 @@ static void test_errors(void)
     CHECK(mt_error_string_is(MPIX_Rxinvoke(f_bump, NULL, 0, t, win, NULL), MPI_ERR_REQUEST,
                              "MPIX_Rxinvoke: request is NULL"),
           "NULL request");
+    /* A request variant's error names the call that was made. */
+    MPI_Request rq = MPI_REQUEST_NULL;
+    CHECK(mt_error_string_is(MPIX_Rxput(NULL, 2, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win, &rq),
+                             MPI_ERR_BUFFER, "MPIX_Rxput: origin_addr is NULL but the origin data is 16 bytes"),
+          "Rx error names the Rx call");
+    CHECK(rq == MPI_REQUEST_NULL, "a refused Rx call leaves MPI_REQUEST_NULL");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
     int64_t out2[2];
     /* Every target datatype MPI_Get takes: a struct with a hole, its

@@ -44,8 +44,9 @@ MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/
 MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
 noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add \
 	examples/mpi_stream_reduce
-examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON)
-examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON) \
+	benchmarks/beside_exe.h
+examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS) -I$(top_srcdir)/benchmarks
 examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_pointer_chase_LDFLAGS = -no-install
 EXTRA_examples_mpi_pointer_chase_DEPENDENCIES = examples/mpi_chase_ifunc.xfn

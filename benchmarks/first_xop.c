@@ -68,7 +68,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (!image) image = bench_beside_exe("osu_ifuncs.xfn");
+    if (!image) image = beside_exe("osu_ifuncs.xfn");
     MPIX_Ifunc add = MPIX_IFUNC_NULL;
     CHECK(MPIX_Ifunc_load(image, "osu_add", &add));
 

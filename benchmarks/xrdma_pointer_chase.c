@@ -386,10 +386,10 @@ int main(int argc, char **argv)
     MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
     if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) 
         f[0] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
-                                o.image[0] ? o.image[0] : chase_beside_exe("xchase_native.xfn"), "");
+                                o.image[0] ? o.image[0] : beside_exe("xchase_native.xfn"), "");
     if (o.modes[MODE_BITCODE]) 
         f[1] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
-                                o.image[1] ? o.image[1] : chase_beside_exe("xchase_bitcode.xfn"), "");
+                                o.image[1] ? o.image[1] : beside_exe("xchase_bitcode.xfn"), "");
 
     if (g_rank == 0) {
         const char *tls = getenv("UCX_TLS");

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define LIST_SEED 0x5eed1234abcdULL
 #define START_SEED 0x57a27ULL
@@ -246,17 +245,6 @@ void chase_check_world(const char *prog, int rank, int size, uint64_t npr)
     if (!why) return;
     if (rank == 0) fprintf(stderr, "%s: %s\n", prog, why);
     chase_quit(2);
-}
-
-const char *chase_beside_exe(const char *name)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 2);
-    if (n <= 0) return name;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, name);
-    return path;
 }
 
 double chase_now_us(void)

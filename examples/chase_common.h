@@ -91,9 +91,6 @@ __attribute__((noreturn)) void chase_quit(int code);
  * message (rank 0) and exit 2. */
 void chase_check_world(const char *prog, int rank, int size, uint64_t npr);
 
-/* @p name in the directory of this executable (where make puts the images). */
-const char *chase_beside_exe(const char *name);
-
 double chase_now_us(void);
 
 #ifdef MPIX_IFUNC_NULL

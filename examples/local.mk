@@ -44,17 +44,18 @@ MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/
 MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
 noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add \
 	examples/mpi_stream_reduce
-examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON)
-examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
+examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON) \
+	benchmarks/beside_exe.h
+examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS) -I$(top_srcdir)/benchmarks
 examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_pointer_chase_LDFLAGS = -no-install
 EXTRA_examples_mpi_pointer_chase_DEPENDENCIES = examples/mpi_chase_ifunc.xfn
-examples_mpi_accumulate_SOURCES = examples/mpi_accumulate.c
+examples_mpi_accumulate_SOURCES = examples/mpi_accumulate.c examples/mpi_accumulate.h
 examples_mpi_accumulate_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_accumulate_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_accumulate_LDFLAGS = -no-install
 EXTRA_examples_mpi_accumulate_DEPENDENCIES = examples/mpi_accumulate_ifunc.xfn
-examples_mpi_filter_SOURCES = examples/mpi_filter.c
+examples_mpi_filter_SOURCES = examples/mpi_filter.c examples/mpi_filter.h
 examples_mpi_filter_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_filter_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_filter_LDFLAGS = -no-install
@@ -76,7 +77,10 @@ MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c
 	examples/mpi_subarray_add_ifunc.c examples/mpi_subarray_add_plain_ifunc.c examples/mpi_stream_reduce_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
+# Each program and its function share the layouts they exchange in a header.
 examples/mpi_chase_ifunc.xfn: examples/xrdma_chase.h
+examples/mpi_accumulate_ifunc.xfn: examples/mpi_accumulate.h
+examples/mpi_filter_ifunc.xfn: examples/mpi_filter.h
 
 # mpi_embedded carries its ifunc inside the program: xrdma-cc --c-array
 # writes the image as a C array that MPIX_Ifunc_load_mem() loads.

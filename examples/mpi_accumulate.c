@@ -32,20 +32,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi_accumulate.h" /* a bin, a sample, the arguments */
+
 #define IMAGE_NAME "mpi_accumulate_ifunc.xfn"
 #define BIN_WIDTH 1000
 #define VALUE_RANGE 1000000 /* values in [-VALUE_RANGE, VALUE_RANGE] */
-
-/* Must match mpi_accumulate_ifunc.c. */
-struct bin {
-    int64_t count, sum, min, max;
-};
-struct sample {
-    int64_t key, value;
-};
-struct hist_args {
-    int64_t bin_width;
-};
 
 struct options {
     int samples, batch, bins, rounds;

@@ -31,25 +31,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi_filter.h" /* the records, the predicate, the reply */
+
 #define IMAGE_NAME "mpi_filter_ifunc.xfn"
 #define KEY_RANGE 1000 /* keys in [0, KEY_RANGE) */
-
-/* Must match mpi_filter_ifunc.c. */
-#define FILTER_PAGE 1024
-struct record {
-    int64_t key;
-    double value;
-    uint32_t owner, seq;
-    char label[16];
-};
-struct filter_args {
-    int64_t key_lo, key_hi;
-    double min_value;
-    uint64_t start, max;
-};
-struct filter_reply {
-    uint64_t matched, next, scanned;
-};
 
 struct options {
     int records, reps, page;

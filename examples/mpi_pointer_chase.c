@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beside_exe.h" /* the image beside the program */
 #include "chase_common.h"
 #include "xrdma_chase.h"
 
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     /* Only rank 0 reads the image; the targets get the code over the network. */
-    MPIX_Ifunc f = chase_load_ifunc("mpi_pointer_chase", rank, o.image ? o.image : chase_beside_exe(IMAGE_NAME),
+    MPIX_Ifunc f = chase_load_ifunc("mpi_pointer_chase", rank, o.image ? o.image : beside_exe(IMAGE_NAME),
                                     "\n(build it with make, or give --image)");
 
     /* The application's window: this rank's slice of the list, then the two

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 
     /* Only rank 0 has the image: the others get the code over UCX. */
     ucx_ifunc_h f = NULL;
-    const char *image = o.image ? o.image : chase_beside_exe(IMAGE_NAME);
+    const char *image = o.image ? o.image : beside_exe(IMAGE_NAME);
     int ok = 1;
     if (rank == 0) {
         ucx_ifunc_status_t st = ucx_ifunc_register_file(b.ictx, image, "chase", &f);

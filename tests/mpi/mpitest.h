@@ -95,6 +95,19 @@ static inline int mt_window(const char *kind, MPI_Aint bytes, int disp_unit, voi
     return 0;
 }
 
+/* Every rank's address of its window memory @p base, in rank order
+ * (collective): a dynamic window's target_disp is such an address plus the
+ * offset. free() the array. */
+static inline MPI_Aint *mt_addresses(const void *base)
+{
+    int n = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Aint mine, *all = (MPI_Aint *)malloc(sizeof(MPI_Aint) * (size_t)n);
+    MPI_Get_address(base, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+    return all;
+}
+
 /* Free a window mt_window() made, and its memory if it was malloc'ed. */
 static inline void mt_window_free(const char *kind, void *base, MPI_Win *win)
 {

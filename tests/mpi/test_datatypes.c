@@ -217,10 +217,7 @@ int main(int argc, char **argv)
     const char *kind = argv[1];
     dynamic = mt_window(kind, BYTES, 1, &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     CHECK(MPIX_Ifunc_load(argv[2], "dt_store", &f_store) == MPI_SUCCESS, "load dt_store");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_gather", &f_gather) == MPI_SUCCESS, "load dt_gather");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_stream_store", &f_stream) == MPI_SUCCESS, "load dt_stream_store");

@@ -268,10 +268,7 @@ int main(int argc, char **argv)
     const MPI_Aint bytes = WIN_DOUBLES * (MPI_Aint)sizeof(double);
     dynamic = mt_window(kind, bytes, sizeof(double), &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     CHECK(MPIX_Ifunc_load(argv[2], "st_add", &f_add) == MPI_SUCCESS, "load st_add");
     CHECK(MPIX_Ifunc_load(argv[2], "st_count", &f_count) == MPI_SUCCESS, "load st_count");
     CHECK(MPIX_Ifunc_load(argv[2], "st_above", &f_above) == MPI_SUCCESS, "load st_above");

@@ -624,10 +624,7 @@ int main(int argc, char **argv)
     } else {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     load_all(argv + 2);
 
     test_xget_sum();

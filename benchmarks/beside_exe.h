@@ -1,6 +1,6 @@
 /* Where make puts a program's ifunc images: beside the program. Shared by
- * the benchmarks (bench_common.h) and the pointer-chase programs, which
- * find their images there unless told otherwise. Header-only. */
+ * the benchmarks (bench_common.h) and the examples, which find their images
+ * there unless told otherwise. Header-only. */
 #ifndef XRDMA_BESIDE_EXE_H
 #define XRDMA_BESIDE_EXE_H
 

@@ -104,16 +104,12 @@ static int handle(int c, const char *arg, void *data)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     static const struct option extra[] = {{"requests", no_argument, 0, 'R'}, {0, 0, 0, 0}};
     const struct chase_cli cli = {"mpi_pointer_chase", usage, 'w', 1, extra, "", handle, NULL};
     struct chase_options o = {4096, 256, 200, 10, 0, NULL};
-    chase_parse(argc, argv, rank, &cli, &o);
+    int rank, size;
+    chase_start(&argc, &argv, &cli, &o, &rank, &size); /* MPI_Init, the command line */
     const uint64_t npr = o.nodes_per_rank;
-    chase_check_world("mpi_pointer_chase", rank, size, npr);
     const uint64_t n = npr * (uint64_t)size;
     uint64_t *next = chase_build_list(npr, size, 1.0 / size, NULL); /* random placement */
     if (!next) {

@@ -595,16 +595,9 @@ static void test_contained_faults(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc != 8) {
-        if (rank == 0)
-            fprintf(stderr, "usage: %s create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn faults.xfn "
-                            "runaway.xfn forbidden.xfn libc_faults.xfn\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc == 8, "usage: test_xops create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn faults.xfn "
+                          "runaway.xfn forbidden.xfn libc_faults.xfn");
     const char *kind = argv[1];
     MPI_Comm node;
     if (!strcmp(kind, "create")) {
@@ -675,7 +668,5 @@ int main(int argc, char **argv)
                          &f_unresolved, &f_segv, &f_spin, &f_forbidden};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
     free(addr);
-    int rc = mt_finish(kind);
-    MPI_Finalize();
-    return rc;
+    return mt_finalize(kind);
 }

@@ -243,7 +243,7 @@ struct Xop {
     MPI_Request *request;
 };
 
-// X-op @p x, to whose target's process this one has no endpoint to (its address
+// X-op @p x, to whose target's process this one has no endpoint (its address
 // was never learnt, or it failed): the error the call reports.
 __attribute__((noinline, cold)) int unreachable(Window *w, const Xop &x)
 {
@@ -446,6 +446,16 @@ int target_blocks(const Xop &x, std::vector<Block> *blocks)
     return MPI_SUCCESS;
 }
 
+// @p r as the record of X-op @p x on @p w, its request not started.
+inline OpRecord *record_of(const Xop &x, Window *w, OpRecord *r)
+{
+    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    return r;
+}
+
+// The header of a small Xinvoke @p x on @p w (no extension).
+inline OpHdr small_hdr(const Xop &x, const Window *w) { return OpHdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0}; }
+
 // The common X-op, an Xinvoke of a few bytes of arguments that its target
 // runs and a synchronisation call completes, goes straight to the plugin
 // without the choices the general path (send_xop()) makes for the other
@@ -455,7 +465,7 @@ int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 {
     const ucp_ep_h ep = w->ep(x.trank);
     if (__builtin_expect(!ep, 0)) return unreachable(w, x);
-    const OpHdr hdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0};
+    const OpHdr hdr = small_hdr(x, w);
     if (bundled(w, x.trank, h)) {
         bundle_add(w, x.trank, h, hdr, x.args, x.args_size);
         issued(rt);
@@ -463,8 +473,7 @@ int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
     }
     SmallInvoke msg;
     const size_t len = msg.build(hdr, x.args, x.args_size);
-    OpRecord *r = op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, op_get());
     w->pending[size_t(x.trank)]++;
     ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, ep, msg.bytes, len, lazy_ack(w, x.trank), op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) return refused(r, st, nullptr, MPI_REQUEST_NULL);
@@ -478,11 +487,10 @@ int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 // (~40 instructions per op at the origin).
 int run_small_invoke_here(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 {
-    const OpHdr hdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0};
+    const OpHdr hdr = small_hdr(x, w);
     SmallInvoke msg;
     const size_t len = msg.build(hdr, x.args, x.args_size);
-    OpRecord *r = op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, op_get());
     w->pending[size_t(x.trank)]++;  // before: the run completes inside the call
     const ucx_ifunc_status_t st =
         ucx_ifunc_invoke_local(h, w->group->world[size_t(x.trank)], msg.bytes, len, op_done, r);
@@ -527,8 +535,7 @@ int incoming_data(const Xop &x, Window *w, bool here, OpHdr *hdr, IncomingRef *r
 // has one.
 OpRecord *op_record(const Xop &x, Window *w, const StreamOut &so, bool pushed)
 {
-    OpRecord *r = x.request ? new OpRecord : op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, x.request ? new OpRecord : op_get());
     r->memh = so.memh;
     r->staged = so.staged;
     r->pushed = pushed;

@@ -297,7 +297,7 @@ struct AckBatch {
 }  // namespace xrdma
 
 struct ucx_ifunc_context {
-    ucx_ifunc_context_params_t params;
+    ucx_ifunc_context_params_t params{};
     bool am_enabled;
     uint16_t am_invoke, am_reply;  // AM ids of this context
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch

@@ -164,16 +164,13 @@ inline ucx_ifunc_status_t frame_resolve(ucx_ifunc_context *ctx, const FrameHdr &
     return last_run(ctx, h, entry, r) ? UCX_IFUNC_OK : find_frame_code(ctx, h, entry, r, why);
 }
 
-// A published-API entry that faulted or ran out of time: its image is
-// quarantined.
-__attribute__((noinline, cold)) ucx_ifunc_status_t contained(ucx_ifunc_context *ctx, const FrameHdr &h,
-                                                             const Resolved &r, const FaultInfo &fault,
-                                                             std::string *why)
+// A published-API entry (@p entry of @p img) that faulted or ran out of
+// time: its image is quarantined.
+__attribute__((noinline, cold)) ucx_ifunc_status_t contained(ucx_ifunc_context *ctx, const CachedImage *img,
+                                                             const std::string &entry, std::string *why)
 {
-    Hash hash;
-    memcpy(hash.data(), h.hash, hash.size());
-    ucx_ifunc_status_t st = fault_status(fault, *r.entry, why);
-    quarantine(ctx, hash, *why);
+    ucx_ifunc_status_t st = fault_status(last_fault(), entry, why);
+    quarantine(ctx, img->view.hash, *why);
     return st;
 }
 
@@ -203,14 +200,13 @@ inline __attribute__((always_inline)) ucx_ifunc_status_t frame_call(ucx_ifunc_co
         // published API's ifunc cannot poll it: in_dispatch), so the image
         // needs no reference of its own here.
         auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(r.fn);
-        FaultInfo fault;
         ctx->in_dispatch++;
         t_dispatching++;
-        guarded_call_compat(r.img->code.get(), main_fn, args, h.args_len, target_args, &fault);
+        const int rc = guarded_call_compat(main_fn, args, h.args_len, target_args, r.img->code.get());
         t_dispatching--;
         ctx->in_dispatch--;
         ctx->stats.executed++;
-        return fault.signal || fault.timeout ? contained(ctx, h, r, fault, why) : UCX_IFUNC_OK;
+        return __builtin_expect(rc == 0, 1) ? UCX_IFUNC_OK : contained(ctx, r.img, *r.entry, why);
     }
     return native_call(ctx, h, r, args, target_args, why);
 }

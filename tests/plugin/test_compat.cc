@@ -447,6 +447,30 @@ TEST_P(Compat, FaultInMainIsContained)
     EXPECT_EQ(0u, origin_got);
 }
 
+// The target's code cache holds one library here: another library's first
+// message drops the first one's code, so that library's next message, laid
+// out like the ones the target ran without a lookup, is refused (not run),
+// and the origin hears that the target has no code for it.
+TEST_P(Compat, MessageOfADroppedLibraryIsRefused)
+{
+    release();
+    c.reset();
+    setenv("XRDMA_TEST_CACHE_1_AT", "1", 1);
+    c = std::make_unique<Cluster>(1);
+    unsetenv("XRDMA_TEST_CACHE_1_AT");
+    poll_mode(2);
+    uint64_t one = 1;
+    ucp_ifunc_msg_t gcc = msg(reg("gcc", "counter"), &one, sizeof(one));
+    deliver_ones(gcc, 3);
+    deliver_ones(msg(reg("clang", "counter"), &one, sizeof(one)), 1);
+    deliver(gcc);
+    auto [st, log] = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("which is not cached here")) << log;
+    EXPECT_EQ(1u, peer_errors().first);
+    EXPECT_EQ(4u, c->peer_counter(1));
+}
+
 // Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env
 // variable" warning from UCX (the test runs itself again, as that process).
 TEST(CompatEnv, NoUnusedVariableWarning)

@@ -94,7 +94,10 @@ __attribute__((always_inline)) inline bool frame_run_warm(ucx_ifunc_context *ctx
     memcpy(&nonce, buf + offsetof(FrameHdr, nonce), 8);
     if (tail != nonce) return false;
     alignas(16) uint8_t args[kWarmArgs];
-    copy_bytes(args, buf + w.args_off, align_up(w.args_len, 8));
+    if (w.args_len - 1u < 8u)  // one word of payload: with its trailer, one 16-byte copy
+        memcpy(args, buf + w.args_off, 16);
+    else
+        copy_bytes(args, buf + w.args_off, align_up(w.args_len, 8));
     // Consumed before the function runs, as the published API does: an
     // answer its reply provokes may land in this slot while it runs.
     consume_slot(buf, w.frame_size - 8);

@@ -20,6 +20,8 @@
 #include <ucx_ifunc.h>
 #include <unistd.h>
 
+#include "beside_exe.h"
+
 static const char *bench_name = "bench";
 static int bench_rank = -1;
 
@@ -281,18 +283,6 @@ __attribute__((unused)) static void bench_u64_done(const ucx_ifunc_result_t *r, 
         memcpy(&out->value, r->reply, sizeof(out->value));
     }
     out->done = 1;
-}
-
-/* NAME in the directory of this executable. */
-__attribute__((unused)) static const char *bench_beside_exe(const char *name)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 2);
-    if (n <= 0) return name;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, name);
-    return path;
 }
 
 #endif

@@ -283,7 +283,7 @@ int main(int argc, char **argv)
     share(&ring, &peer_ring, (size_t)SLOTS * SLOT_SIZE);
     share(&ack, &peer_ack, 8); /* rank 0's ack word is used */
 
-    setenv("UCX_IFUNC_LIB_DIR", bench_beside_exe(""), 1);
+    setenv("UCX_IFUNC_LIB_DIR", beside_exe(""), 1);
     ucp_ifunc_reg_param_t rp;
     memset(&rp, 0, sizeof(rp));
     rp.name = "compat_inc";

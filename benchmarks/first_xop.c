@@ -31,17 +31,8 @@
         }                                                                               \
     } while (0)
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* The median of v[0..n) (sorts it). */
+static double median(double *v, int n) { return bench_summarize(v, (size_t)n).median; }
 
 /* One 8-byte add into rank 1's window and its flush, timed at rank 0 (us). */
 static double xop(MPIX_Ifunc add, MPI_Win win)
@@ -77,7 +68,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (!image) image = bench_beside_exe("osu_ifuncs.xfn");
+    if (!image) image = beside_exe("osu_ifuncs.xfn");
     MPIX_Ifunc add = MPIX_IFUNC_NULL;
     CHECK(MPIX_Ifunc_load(image, "osu_add", &add));
 

@@ -500,7 +500,7 @@ __attribute__((unused)) static void osu_am_stop_target(void)
 __attribute__((unused)) static MPIX_Ifunc osu_load_ifunc(const struct osu_opts *o, const char *entry)
 {
     MPIX_Ifunc f = MPIX_IFUNC_NULL;
-    const char *image = o->image ? o->image : bench_beside_exe("osu_ifuncs.xfn");
+    const char *image = o->image ? o->image : beside_exe("osu_ifuncs.xfn");
     int ok = 1;
     if (bench_rank == 0) { /* only the origin reads the image */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -45,7 +45,7 @@ static const char *image_path(const char *dir, const char *name)
     static int k;
     k ^= 1;
     if (dir) snprintf(path[k], sizeof(path[k]), "%s/%s", dir, name);
-    else snprintf(path[k], sizeof(path[k]), "%s", bench_beside_exe(name));
+    else snprintf(path[k], sizeof(path[k]), "%s", beside_exe(name));
     return path[k];
 }
 

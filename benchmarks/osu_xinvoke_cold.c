@@ -130,7 +130,7 @@ int main(int argc, char **argv)
             char name[64], path[PATH_MAX];
             snprintf(name, sizeof(name), "cold_%s_%s.xfn", all_kinds[k], all_sizes[z]);
             if (dir) snprintf(path, sizeof(path), "%s/%s", dir, name);
-            else snprintf(path, sizeof(path), "%s", bench_beside_exe(name));
+            else snprintf(path, sizeof(path), "%s", beside_exe(name));
             long image_bytes = 0;
             MPIX_Ifunc f = MPIX_IFUNC_NULL;
             int ok = 1;

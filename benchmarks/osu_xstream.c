@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     const int origin = 0, target = 1, me = bench_rank;
 
     MPIX_Ifunc add;
-    if (MPIX_Ifunc_load(bench_beside_exe("osu_ifuncs.xfn"), "osu_stream_add", &add) != MPI_SUCCESS)
+    if (MPIX_Ifunc_load(beside_exe("osu_ifuncs.xfn"), "osu_stream_add", &add) != MPI_SUCCESS)
         bench_die("cannot load osu_ifuncs.xfn");
     double *dst, *src = NULL;
     MPI_Win win;

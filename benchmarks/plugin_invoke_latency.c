@@ -228,7 +228,7 @@ int main(int argc, char **argv)
     double t_register = 0; /* read + parse + verify (SHA-256) at the origin */
     long image_bytes = -1;
     if (bench_rank == 0) {
-        if (!image) image = bench_beside_exe("echo_ifunc.xfn");
+        if (!image) image = beside_exe("echo_ifunc.xfn");
         double t0 = bench_now_us();
         ucx_ifunc_status_t st = ucx_ifunc_register_file(b.ictx, image, "echo", &f);
         t_register = bench_now_us() - t0;
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
                     ucx_ifunc_status_string(st));
             ok = 0;
         }
-        if (!bc_image) bc_image = bench_beside_exe("echo_ifunc_bc.xfn");
+        if (!bc_image) bc_image = beside_exe("echo_ifunc_bc.xfn");
         if (ok && strcmp(bc_image, "none") != 0) {
             st = ucx_ifunc_register_file(b.ictx, bc_image, "echo", &fb);
             if (st != UCX_IFUNC_OK) {

@@ -357,11 +357,6 @@ static int handle(int c, const char *arg, void *data)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    bench_rank = g_rank;
-    bench_name = "xrdma_pointer_chase";
     static const struct option extra[] = {
         {"locality", required_argument, 0, 'L'},      {"modes", required_argument, 0, 'M'},
         {"win-option", required_argument, 0, 'w'},    {"image-native", required_argument, 0, 'N'},
@@ -374,9 +369,10 @@ int main(int argc, char **argv)
     o.settle = 1;
     const struct chase_cli cli = {"xrdma_pointer_chase", usage, 'x', 0, extra, "L:w:", handle, &o};
     struct chase_options co = {4096, 256, 100, 5, 0, NULL};
-    chase_parse(argc, argv, g_rank, &cli, &co);
+    chase_start(&argc, &argv, &cli, &co, &g_rank, &g_size); /* MPI_Init, the command line */
+    bench_rank = g_rank;
+    bench_name = "xrdma_pointer_chase";
     if (!o.nloc) o.loc[o.nloc++] = 1.0 / g_size;
-    chase_check_world("xrdma_pointer_chase", g_rank, g_size, co.nodes_per_rank);
     const uint64_t npr = co.nodes_per_rank, n = npr * (uint64_t)g_size;
     choose_idle_policy();
 
@@ -414,10 +410,10 @@ int main(int argc, char **argv)
     MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
     if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) 
         f[0] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
-                                o.image[0] ? o.image[0] : chase_beside_exe("xchase_native.xfn"), "");
+                                o.image[0] ? o.image[0] : beside_exe("xchase_native.xfn"), "");
     if (o.modes[MODE_BITCODE]) 
         f[1] = chase_load_ifunc("xrdma_pointer_chase", g_rank,
-                                o.image[1] ? o.image[1] : chase_beside_exe("xchase_bitcode.xfn"), "");
+                                o.image[1] ? o.image[1] : beside_exe("xchase_bitcode.xfn"), "");
 
     if (g_rank == 0) {
         const char *tls = getenv("UCX_TLS");

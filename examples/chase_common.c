@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define LIST_SEED 0x5eed1234abcdULL
 #define START_SEED 0x57a27ULL
@@ -174,7 +173,7 @@ int chase_number(const char *arg, long long lo, long long hi, long long *out)
     return 1;
 }
 
-void chase_parse(int argc, char **argv, int rank, const struct chase_cli *cli, struct chase_options *o)
+static void chase_parse(int argc, char **argv, int rank, const struct chase_cli *cli, struct chase_options *o)
 {
     struct option lo[40] = {
         {"nodes", required_argument, 0, 'n'}, {"depth", required_argument, 0, 'd'},
@@ -239,24 +238,19 @@ void chase_quit(int code)
     exit(code);
 }
 
-void chase_check_world(const char *prog, int rank, int size, uint64_t npr)
+void chase_start(int *argc, char ***argv, const struct chase_cli *cli, struct chase_options *o, int *rank, int *size)
 {
-    const char *why = size < 2 ? "needs at least 2 ranks"
-                      : npr > (uint64_t)INT_MAX / 8 / (uint64_t)size ? "-n too large" : NULL;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    chase_parse(*argc, *argv, *rank, cli, o);
+    /* A chase needs two ranks, and npr * size nodes must fit a window. */
+    const uint64_t npr = o->nodes_per_rank;
+    const char *why = *size < 2 ? "needs at least 2 ranks"
+                      : npr > (uint64_t)INT_MAX / 8 / (uint64_t)*size ? "-n too large" : NULL;
     if (!why) return;
-    if (rank == 0) fprintf(stderr, "%s: %s\n", prog, why);
+    if (*rank == 0) fprintf(stderr, "%s: %s\n", cli->prog, why);
     chase_quit(2);
-}
-
-const char *chase_beside_exe(const char *name)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 2);
-    if (n <= 0) return name;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, name);
-    return path;
 }
 
 double chase_now_us(void)

@@ -77,22 +77,17 @@ struct chase_cli {
  * is not one. */
 int chase_number(const char *arg, long long lo, long long hi, long long *out);
 
-/* Parse the command line. --help: the usage on standard output, exit 0; a
- * bad option, value or stray argument: a message or the usage on standard
- * error (rank 0 only), exit 2 (after MPI_Finalize). */
-void chase_parse(int argc, char **argv, int rank, const struct chase_cli *cli, struct chase_options *o);
-
 /* ---- the start --------------------------------------------------------------- */
+
+/* MPI_Init, this rank in *rank and the number of ranks in *size, then the
+ * command line (@p o holds the defaults). --help: the usage on standard
+ * output, exit 0. A bad option, value or stray argument, fewer than two
+ * ranks, or more nodes than a window holds: a message or the usage on
+ * standard error (rank 0 only), exit 2 (after MPI_Finalize). */
+void chase_start(int *argc, char ***argv, const struct chase_cli *cli, struct chase_options *o, int *rank, int *size);
 
 /* MPI_Finalize, then exit with @p code. */
 __attribute__((noreturn)) void chase_quit(int code);
-
-/* A chase needs two ranks, and npr * size nodes must fit a window: else a
- * message (rank 0) and exit 2. */
-void chase_check_world(const char *prog, int rank, int size, uint64_t npr);
-
-/* @p name in the directory of this executable (where make puts the images). */
-const char *chase_beside_exe(const char *name);
 
 double chase_now_us(void);
 

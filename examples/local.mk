@@ -39,34 +39,38 @@ examples/chase_ifunc.xfn: examples/xrdma_chase.h
 # xrdma-cc; only rank 0 reads it at run time. scripts/demo runs
 # mpi_pointer_chase; tests/examples runs all three under mpirun. The core
 # (PMPI interposition) must be a direct dependency ahead of libmpi, as for
-# tests/mpi: see ompi_ext/local.mk.
-MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c
+# tests/mpi: see ompi_ext/local.mk. They find their images beside themselves
+# (benchmarks/beside_exe.h) and share their error messages and exits
+# (examples/mpi_example.h).
+MPIX_EXAMPLE_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c -I$(top_srcdir)/benchmarks
+MPIX_EXAMPLE_SUPPORT = benchmarks/beside_exe.h examples/mpi_example.h
 MPIX_EXAMPLE_LDADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_LIBS)
 noinst_PROGRAMS += examples/mpi_pointer_chase examples/mpi_accumulate examples/mpi_filter examples/mpi_subarray_add \
 	examples/mpi_stream_reduce
-examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON)
+examples_mpi_pointer_chase_SOURCES = examples/mpi_pointer_chase.c examples/xrdma_chase.h $(CHASE_COMMON) \
+	benchmarks/beside_exe.h
 examples_mpi_pointer_chase_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_pointer_chase_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_pointer_chase_LDFLAGS = -no-install
 EXTRA_examples_mpi_pointer_chase_DEPENDENCIES = examples/mpi_chase_ifunc.xfn
-examples_mpi_accumulate_SOURCES = examples/mpi_accumulate.c
+examples_mpi_accumulate_SOURCES = examples/mpi_accumulate.c examples/mpi_accumulate.h $(MPIX_EXAMPLE_SUPPORT)
 examples_mpi_accumulate_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_accumulate_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_accumulate_LDFLAGS = -no-install
 EXTRA_examples_mpi_accumulate_DEPENDENCIES = examples/mpi_accumulate_ifunc.xfn
-examples_mpi_filter_SOURCES = examples/mpi_filter.c
+examples_mpi_filter_SOURCES = examples/mpi_filter.c examples/mpi_filter.h $(MPIX_EXAMPLE_SUPPORT)
 examples_mpi_filter_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_filter_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_filter_LDFLAGS = -no-install
 EXTRA_examples_mpi_filter_DEPENDENCIES = examples/mpi_filter_ifunc.xfn
 
-examples_mpi_subarray_add_SOURCES = examples/mpi_subarray_add.c
+examples_mpi_subarray_add_SOURCES = examples/mpi_subarray_add.c $(MPIX_EXAMPLE_SUPPORT)
 examples_mpi_subarray_add_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_subarray_add_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_subarray_add_LDFLAGS = -no-install
 EXTRA_examples_mpi_subarray_add_DEPENDENCIES = examples/mpi_subarray_add_ifunc.xfn examples/mpi_subarray_add_plain_ifunc.xfn
 
-examples_mpi_stream_reduce_SOURCES = examples/mpi_stream_reduce.c
+examples_mpi_stream_reduce_SOURCES = examples/mpi_stream_reduce.c $(MPIX_EXAMPLE_SUPPORT)
 examples_mpi_stream_reduce_CPPFLAGS = $(MPIX_EXAMPLE_CPPFLAGS)
 examples_mpi_stream_reduce_LDADD = $(MPIX_EXAMPLE_LDADD)
 examples_mpi_stream_reduce_LDFLAGS = -no-install
@@ -76,7 +80,10 @@ MPIX_EXAMPLE_IFUNCS = examples/mpi_chase_ifunc.c examples/mpi_accumulate_ifunc.c
 	examples/mpi_subarray_add_ifunc.c examples/mpi_subarray_add_plain_ifunc.c examples/mpi_stream_reduce_ifunc.c
 EXAMPLE_IFUNC_IMAGES += $(MPIX_EXAMPLE_IFUNCS:.c=.xfn)
 EXTRA_DIST += $(MPIX_EXAMPLE_IFUNCS)
+# Each program and its function share the layouts they exchange in a header.
 examples/mpi_chase_ifunc.xfn: examples/xrdma_chase.h
+examples/mpi_accumulate_ifunc.xfn: examples/mpi_accumulate.h
+examples/mpi_filter_ifunc.xfn: examples/mpi_filter.h
 
 # mpi_embedded carries its ifunc inside the program: xrdma-cc --c-array
 # writes the image as a C array that MPIX_Ifunc_load_mem() loads.

@@ -30,54 +30,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "beside_exe.h"     /* the image beside the program */
+#include "mpi_accumulate.h" /* a bin, a sample, the arguments */
+#include "mpi_example.h"    /* the start, error messages, splitmix64() */
 
 #define IMAGE_NAME "mpi_accumulate_ifunc.xfn"
 #define BIN_WIDTH 1000
 #define VALUE_RANGE 1000000 /* values in [-VALUE_RANGE, VALUE_RANGE] */
-
-/* Must match mpi_accumulate_ifunc.c. */
-struct bin {
-    int64_t count, sum, min, max;
-};
-struct sample {
-    int64_t key, value;
-};
-struct hist_args {
-    int64_t bin_width;
-};
 
 struct options {
     int samples, batch, bins, rounds;
     const char *image;
 };
 
-static int g_rank;
-
-static __attribute__((noreturn)) void quit(int code)
-{
-    MPI_Finalize();
-    exit(code);
-}
-
-static void fail_mpi(int rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "mpi_accumulate[rank %d]: %s: %s\n", g_rank, what, msg);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
 /* ---- the samples: the same on every rank, so targets can check --------- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* Samples origin sends to target in round: keys in target's range. */
 static void make_samples(struct sample *s, int n, int origin, int target, int round, int bins)
@@ -112,7 +79,7 @@ static void usage(FILE *f)
             "  -h, --help       this text\n");
 }
 
-static void parse(int argc, char **argv, struct options *o)
+static void parse(int argc, char **argv, int rank, struct options *o)
 {
     static const struct option lo[] = {
         {"samples", required_argument, 0, 's'}, {"batch", required_argument, 0, 'b'},
@@ -128,8 +95,8 @@ static void parse(int argc, char **argv, struct options *o)
             errno = 0;
             v = strtol(optarg, &end, 0);
             if (errno || *end || v <= 0 || v > (1 << 24)) {
-                if (g_rank == 0) fprintf(stderr, "mpi_accumulate: bad number '%s'\n", optarg);
-                quit(2);
+                if (rank == 0) fprintf(stderr, "mpi_accumulate: bad number '%s'\n", optarg);
+                example_quit(2);
             }
         }
         switch (c) {
@@ -138,37 +105,19 @@ static void parse(int argc, char **argv, struct options *o)
         case 'k': o->bins = (int)v; break;
         case 'r': o->rounds = (int)v; break;
         case 'I': o->image = optarg; break;
-        case 'h':
-            if (g_rank == 0) usage(stdout);
-            quit(0);
-        default:
-            if (g_rank == 0) usage(stderr);
-            quit(2);
+        case 'h': example_usage_quit(usage, 0);
+        default: example_usage_quit(usage, 2);
         }
     }
-    if (optind < argc) {
-        if (g_rank == 0) usage(stderr);
-        quit(2);
-    }
-}
-
-static const char *default_image(void)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof(IMAGE_NAME));
-    if (n <= 0) return IMAGE_NAME;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, IMAGE_NAME);
-    return path;
+    if (optind < argc) example_usage_quit(usage, 2);
 }
 
 /* Rank 0 reads the image and broadcasts it; every rank loads it from memory. */
-static MPIX_Ifunc load_everywhere(const char *path)
+static MPIX_Ifunc load_everywhere(const char *path, int rank)
 {
     long len = -1;
     char *img = NULL;
-    if (g_rank == 0) {
+    if (rank == 0) {
         FILE *f = fopen(path, "rb");
         int ok = f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
                  (img = malloc((size_t)len)) && fread(img, 1, (size_t)len, f) == (size_t)len;
@@ -179,12 +128,12 @@ static MPIX_Ifunc load_everywhere(const char *path)
         if (f) fclose(f);
     }
     MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (len <= 0 || len > INT_MAX) quit(2);
-    if (g_rank != 0) img = malloc((size_t)len);
+    if (len <= 0 || len > INT_MAX) example_quit(2);
+    if (rank != 0) img = malloc((size_t)len);
     MPI_Bcast(img, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
     MPIX_Ifunc f;
     int rc = MPIX_Ifunc_load_mem(img, (size_t)len, "hist_insert", &f);
-    if (rc != MPI_SUCCESS) fail_mpi(rc, "MPIX_Ifunc_load_mem");
+    example_check(rc, "MPIX_Ifunc_load_mem");
     free(img);
     return f;
 }
@@ -193,14 +142,11 @@ static MPIX_Ifunc load_everywhere(const char *path)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    g_rank = rank;
+    example_init(&argc, &argv, "mpi_accumulate", &rank, &size);
     struct options o;
-    parse(argc, argv, &o);
-    if ((int64_t)size * o.bins * BIN_WIDTH > INT64_MAX / 4) quit(2);
+    parse(argc, argv, rank, &o);
+    if ((int64_t)size * o.bins * BIN_WIDTH > INT64_MAX / 4) example_quit(2);
 
     /* The application's window: this rank's histogram. */
     struct bin *hist;
@@ -209,10 +155,10 @@ int main(int argc, char **argv)
                      MPI_COMM_WORLD, &hist, &win);
     clear_bins(hist, o.bins);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    MPIX_Ifunc f = load_everywhere(o.image ? o.image : default_image());
+    MPIX_Ifunc f = load_everywhere(o.image ? o.image : beside_exe(IMAGE_NAME), rank);
 
     struct sample *buf = malloc(sizeof(struct sample) * (size_t)o.samples * (size_t)size);
-    if (!buf) fail_mpi(MPI_ERR_NO_MEM, "samples");
+    if (!buf) example_check(MPI_ERR_NO_MEM, "samples");
     const struct hist_args args = {BIN_WIDTH};
     const int batches = (o.samples + o.batch - 1) / o.batch;
     long xputs = 0;
@@ -233,13 +179,12 @@ int main(int argc, char **argv)
                  * int64 per bin), which the ifunc sees as xrdma_target(). */
                 int rc = MPIX_Xput(s, 2 * n, MPI_INT64_T, t, 0, 4 * o.bins, MPI_INT64_T, f, &args,
                                    (int)sizeof(args), win);
-                if (rc != MPI_SUCCESS) fail_mpi(rc, "MPIX_Xput");
+                example_check(rc, "MPIX_Xput");
                 xputs++;
             }
         }
         /* Every batch applied at its target (buffers reusable next round). */
-        int rc = MPI_Win_flush_all(win);
-        if (rc != MPI_SUCCESS) fail_mpi(rc, "MPI_Win_flush_all");
+        example_check(MPI_Win_flush_all(win), "MPI_Win_flush_all");
     }
     MPI_Win_unlock_all(win);
     double mine = MPI_Wtime() - t0, slowest;

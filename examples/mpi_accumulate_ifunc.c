@@ -14,16 +14,7 @@
 #include <string.h>
 #include <xrdma_ifunc.h>
 
-/* Must match mpi_accumulate.c. */
-struct bin {
-    int64_t count, sum, min, max;
-};
-struct sample {
-    int64_t key, value;
-};
-struct hist_args {
-    int64_t bin_width;      /* keys per bin */
-};
+#include "mpi_accumulate.h" /* a bin, a sample, the arguments */
 
 XRDMA_IFUNC(hist_insert)
 {

@@ -29,27 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "beside_exe.h"  /* the image beside the program */
+#include "mpi_example.h" /* the start, error messages, splitmix64() */
+#include "mpi_filter.h"  /* the records, the predicate, the reply */
 
 #define IMAGE_NAME "mpi_filter_ifunc.xfn"
 #define KEY_RANGE 1000 /* keys in [0, KEY_RANGE) */
-
-/* Must match mpi_filter_ifunc.c. */
-#define FILTER_PAGE 1024
-struct record {
-    int64_t key;
-    double value;
-    uint32_t owner, seq;
-    char label[16];
-};
-struct filter_args {
-    int64_t key_lo, key_hi;
-    double min_value;
-    uint64_t start, max;
-};
-struct filter_reply {
-    uint64_t matched, next, scanned;
-};
 
 struct options {
     int records, reps, page;
@@ -57,32 +43,7 @@ struct options {
     const char *image;
 };
 
-static int g_rank;
-
-static __attribute__((noreturn)) void quit(int code)
-{
-    MPI_Finalize();
-    exit(code);
-}
-
-static int report(int rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "mpi_filter[rank %d]: %s: %s\n", g_rank, what, msg);
-    return rc;
-}
-
 /* ---- the records: reproducible anywhere -------------------------------- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static struct record make_record(int rank, int i)
 {
@@ -131,7 +92,7 @@ static void usage(FILE *f)
             FILTER_PAGE, FILTER_PAGE, KEY_RANGE - 1);
 }
 
-static void parse(int argc, char **argv, struct options *o)
+static void parse(int argc, char **argv, int rank, struct options *o)
 {
     static const struct option lo[] = {
         {"records", required_argument, 0, 'n'}, {"reps", required_argument, 0, 'r'},
@@ -150,8 +111,8 @@ static void parse(int argc, char **argv, struct options *o)
             int count = c == 'n' || c == 'r' || c == 'p';
             if (errno || *end || (count && (v <= 0 || v > (1 << 24) || v != (int)v)) ||
                 (c == 'p' && v > FILTER_PAGE)) {
-                if (g_rank == 0) fprintf(stderr, "mpi_filter: bad number '%s'\n", optarg);
-                quit(2);
+                if (rank == 0) fprintf(stderr, "mpi_filter: bad number '%s'\n", optarg);
+                example_quit(2);
             }
         }
         switch (c) {
@@ -162,50 +123,29 @@ static void parse(int argc, char **argv, struct options *o)
         case 'H': o->pred.key_hi = (int64_t)v; break;
         case 'V': o->pred.min_value = v; break;
         case 'I': o->image = optarg; break;
-        case 'h':
-            if (g_rank == 0) usage(stdout);
-            quit(0);
-        default:
-            if (g_rank == 0) usage(stderr);
-            quit(2);
+        case 'h': example_usage_quit(usage, 0);
+        default: example_usage_quit(usage, 2);
         }
     }
-    if (optind < argc) {
-        if (g_rank == 0) usage(stderr);
-        quit(2);
-    }
-}
-
-static const char *default_image(void)
-{
-    static char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof(IMAGE_NAME));
-    if (n <= 0) return IMAGE_NAME;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, IMAGE_NAME);
-    return path;
+    if (optind < argc) example_usage_quit(usage, 2);
 }
 
 /* ---- main -------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    g_rank = rank;
+    example_init(&argc, &argv, "mpi_filter", &rank, &size);
     struct options o;
-    parse(argc, argv, &o);
+    parse(argc, argv, rank, &o);
     if (size < 2) {
         if (rank == 0) fprintf(stderr, "mpi_filter: needs at least 2 ranks\n");
-        quit(2);
+        example_quit(2);
     }
     const size_t n = (size_t)o.records, rsz = sizeof(struct record);
     if (n * rsz + sizeof(struct filter_reply) > INT_MAX) {
         if (rank == 0) fprintf(stderr, "mpi_filter: -n too large\n");
-        quit(2);
+        example_quit(2);
     }
 
     /* The application's window: this rank's records. */
@@ -223,16 +163,16 @@ int main(int argc, char **argv)
     int ok = 1;
     if (rank == 0) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-        int rc = MPIX_Ifunc_load(o.image ? o.image : default_image(), "filter", &f);
+        int rc = MPIX_Ifunc_load(o.image ? o.image : beside_exe(IMAGE_NAME), "filter", &f);
         if (rc != MPI_SUCCESS) {
-            report(rc, "MPIX_Ifunc_load (build the image with make, or give --image)");
+            example_report(rc, "MPIX_Ifunc_load (build the image with make, or give --image)");
             ok = 0;
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
         MPI_Win_free(&win);
-        quit(2);
+        example_quit(2);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -316,7 +256,7 @@ int main(int argc, char **argv)
                     if (rc == MPI_SUCCESS) rc = MPI_Win_flush_all(win);
                 }
                 if (rc != MPI_SUCCESS) {
-                    report(rc, x ? "MPIX_Xget" : "MPI_Get");
+                    example_report(rc, x ? "MPIX_Xget" : "MPI_Get");
                     failed = 1;
                 }
                 if (failed) break;

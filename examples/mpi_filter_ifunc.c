@@ -16,25 +16,7 @@
 #include <string.h>
 #include <xrdma_ifunc.h>
 
-/* Must match mpi_filter.c. */
-#define FILTER_PAGE 1024
-struct record {
-    int64_t key;
-    double value;
-    uint32_t owner, seq;
-    char label[16];
-};
-struct filter_args {
-    int64_t key_lo, key_hi; /* key_lo <= key < key_hi */
-    double min_value;       /* and value >= min_value */
-    uint64_t start;         /* first record to scan */
-    uint64_t max;           /* matches per reply (capped at FILTER_PAGE) */
-};
-struct filter_reply {
-    uint64_t matched; /* records that follow */
-    uint64_t next;    /* where to resume; == scanned when the scan is complete */
-    uint64_t scanned; /* records in the region */
-};
+#include "mpi_filter.h" /* the records, the predicate, the reply */
 
 static struct {
     struct filter_reply h;

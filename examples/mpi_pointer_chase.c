@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beside_exe.h" /* the image beside the program */
 #include "chase_common.h"
 #include "xrdma_chase.h"
 
@@ -103,16 +104,12 @@ static int handle(int c, const char *arg, void *data)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     static const struct option extra[] = {{"requests", no_argument, 0, 'R'}, {0, 0, 0, 0}};
     const struct chase_cli cli = {"mpi_pointer_chase", usage, 'w', 1, extra, "", handle, NULL};
     struct chase_options o = {4096, 256, 200, 10, 0, NULL};
-    chase_parse(argc, argv, rank, &cli, &o);
+    int rank, size;
+    chase_start(&argc, &argv, &cli, &o, &rank, &size); /* MPI_Init, the command line */
     const uint64_t npr = o.nodes_per_rank;
-    chase_check_world("mpi_pointer_chase", rank, size, npr);
     const uint64_t n = npr * (uint64_t)size;
     uint64_t *next = chase_build_list(npr, size, 1.0 / size, NULL); /* random placement */
     if (!next) {
@@ -120,7 +117,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     /* Only rank 0 reads the image; the targets get the code over the network. */
-    MPIX_Ifunc f = chase_load_ifunc("mpi_pointer_chase", rank, o.image ? o.image : chase_beside_exe(IMAGE_NAME),
+    MPIX_Ifunc f = chase_load_ifunc("mpi_pointer_chase", rank, o.image ? o.image : beside_exe(IMAGE_NAME),
                                     "\n(build it with make, or give --image)");
 
     /* The application's window: this rank's slice of the list, then the two

@@ -24,34 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "beside_exe.h"  /* the image beside the program */
+#include "mpi_example.h" /* the start, error messages */
 
 #define IMAGE_NAME "mpi_stream_reduce_ifunc.xfn"
 
 static int g_rank;
-
-static void check_mpi(int rc, const char *what)
-{
-    if (rc == MPI_SUCCESS) return;
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "mpi_stream_reduce[rank %d]: %s: %s\n", g_rank, what, msg);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-/* The image beside this executable, unless --image names one. */
-static const char *image_path(const char *given)
-{
-    static char path[4096];
-    if (given) return given;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - sizeof(IMAGE_NAME) - 1);
-    if (n <= 0) return IMAGE_NAME;
-    path[n] = 0;
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, IMAGE_NAME);
-    return path;
-}
 
 /* Rank r's data: small integers, so every sum is exact. */
 static double value(int r, long i) { return (double)((r + 1) * (i % 97 + 1)); }
@@ -61,10 +40,8 @@ int main(int argc, char **argv)
     long n = 1 << 20;
     int reps = 3, use_mpi = 0;
     const char *image = NULL;
-    MPI_Init(&argc, &argv);
     int size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    example_init(&argc, &argv, "mpi_stream_reduce", &g_rank, &size);
     static const struct option longopts[] = {{"image", required_argument, 0, 'i'}, {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "n:r:m:", longopts, NULL)) != -1) {
@@ -85,18 +62,19 @@ int main(int argc, char **argv)
     const int next = (g_rank + 1) % size, prev = (g_rank + size - 1) % size;
     double *vec, *staging = NULL, *mine = malloc(sizeof(double) * (size_t)n);
     MPI_Win win, swin = MPI_WIN_NULL;
-    check_mpi(MPI_Win_allocate((MPI_Aint)((n + 2) * (long)sizeof(double)), sizeof(double), MPI_INFO_NULL,
-                               MPI_COMM_WORLD, &vec, &win),
-              "MPI_Win_allocate");
+    example_check(MPI_Win_allocate((MPI_Aint)((n + 2) * (long)sizeof(double)), sizeof(double), MPI_INFO_NULL,
+                                   MPI_COMM_WORLD, &vec, &win),
+                  "MPI_Win_allocate");
     for (long i = 0; i < n + 2; ++i) vec[i] = 0.0;
     for (long i = 0; i < n; ++i) mine[i] = value(g_rank, i);
     MPIX_Ifunc reduce = MPIX_IFUNC_NULL;
     if (use_mpi)
-        check_mpi(MPI_Win_allocate((MPI_Aint)(n * (long)sizeof(double)), sizeof(double), MPI_INFO_NULL,
-                                   MPI_COMM_WORLD, &staging, &swin),
-                  "MPI_Win_allocate (staging)");
+        example_check(MPI_Win_allocate((MPI_Aint)(n * (long)sizeof(double)), sizeof(double), MPI_INFO_NULL,
+                                       MPI_COMM_WORLD, &staging, &swin),
+                      "MPI_Win_allocate (staging)");
     else
-        check_mpi(MPIX_Ifunc_load(image_path(image), "stream_reduce", &reduce), "MPIX_Ifunc_load");
+        example_check(MPIX_Ifunc_load(image ? image : beside_exe(IMAGE_NAME), "stream_reduce", &reduce),
+                      "MPIX_Ifunc_load");
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     MPI_Win_lock_all(0, win);
@@ -105,8 +83,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; ++r) {
         if (use_mpi) {
             /* Into the next rank's staging buffer; then each adds its own. */
-            check_mpi(MPI_Put(mine, (int)n, MPI_DOUBLE, next, 0, (int)n, MPI_DOUBLE, swin), "MPI_Put");
-            check_mpi(MPI_Win_flush(next, swin), "MPI_Win_flush");
+            example_check(MPI_Put(mine, (int)n, MPI_DOUBLE, next, 0, (int)n, MPI_DOUBLE, swin), "MPI_Put");
+            example_check(MPI_Win_flush(next, swin), "MPI_Win_flush");
             MPI_Barrier(MPI_COMM_WORLD);
             MPI_Win_sync(swin);
             double sum = 0;
@@ -118,11 +96,11 @@ int main(int argc, char **argv)
             vec[n + 1] += sum;
             MPI_Barrier(MPI_COMM_WORLD);  /* staging is free again */
         } else {
-            check_mpi(MPIX_Xput(mine, (int)n, MPI_DOUBLE, next, 0, (int)n, MPI_DOUBLE, reduce, &report_at,
-                                sizeof(report_at), win),
-                      "MPIX_Xput");
+            example_check(MPIX_Xput(mine, (int)n, MPI_DOUBLE, next, 0, (int)n, MPI_DOUBLE, reduce, &report_at,
+                                    sizeof(report_at), win),
+                          "MPIX_Xput");
             /* The origin buffer is read until the operation completes. */
-            check_mpi(MPI_Win_flush(next, win), "MPI_Win_flush");
+            example_check(MPI_Win_flush(next, win), "MPI_Win_flush");
         }
     }
     if (use_mpi) MPI_Win_unlock_all(swin);

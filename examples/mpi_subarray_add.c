@@ -26,44 +26,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "beside_exe.h"  /* the image beside the program */
+#include "mpi_example.h" /* the start, error messages */
 
 #define IMAGE_NAME "mpi_subarray_add_ifunc.xfn"
 #define PLAIN_IMAGE_NAME "mpi_subarray_add_plain_ifunc.xfn"
 
 static int g_rank;
 
-static void check_mpi(int rc, const char *what)
-{
-    if (rc == MPI_SUCCESS) return;
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "mpi_subarray_add[rank %d]: %s: %s\n", g_rank, what, msg);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-/* Image @p name beside this program. */
-static const char *default_image(const char *name)
-{
-    static char path[4096];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - strlen(name) - 1);
-    if (n <= 0) return name;
-    path[n] = 0;
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, name);
-    return path;
-}
-
 /* Cell (i, j) of rank r's tile. */
 static double tile_value(int r, int i, int j) { return (double)(r + 1) * 0.5 + i * 0.25 + j; }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    example_init(&argc, &argv, "mpi_subarray_add", &g_rank, &size);
     int n = 64, t = 16, s = 8, rounds = 10, use_mpi = 0, plain = 0;
     const char *image = NULL;
     static const struct option longopts[] = {{"image", required_argument, 0, 'I'}, {0, 0, 0, 0}};
@@ -92,9 +70,9 @@ int main(int argc, char **argv)
 
     double *m;
     MPI_Win win;
-    check_mpi(MPI_Win_allocate((MPI_Aint)n * n * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &m,
-                               &win),
-              "MPI_Win_allocate");
+    example_check(MPI_Win_allocate((MPI_Aint)n * n * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &m, &win),
+                  "MPI_Win_allocate");
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, g_rank, 0, win);
     for (int i = 0; i < n * n; ++i) m[i] = 0;
     MPI_Win_unlock(g_rank, win);
@@ -110,9 +88,9 @@ int main(int argc, char **argv)
 
     MPIX_Ifunc f = MPIX_IFUNC_NULL;
     if (!use_mpi)
-        check_mpi(MPIX_Ifunc_load(image ? image : default_image(plain ? PLAIN_IMAGE_NAME : IMAGE_NAME),
-                                  plain ? "subarray_add_plain" : "subarray_add", &f),
-                  "MPIX_Ifunc_load");
+        example_check(MPIX_Ifunc_load(image ? image : beside_exe(plain ? PLAIN_IMAGE_NAME : IMAGE_NAME),
+                                      plain ? "subarray_add_plain" : "subarray_add", &f),
+                      "MPIX_Ifunc_load");
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     MPI_Win_lock_all(0, win);
@@ -120,11 +98,11 @@ int main(int argc, char **argv)
         for (int d = 0; d < size; ++d) {
             int r = (g_rank + d) % size;
             if (use_mpi)
-                check_mpi(MPI_Accumulate(tile, t * t, MPI_DOUBLE, r, 0, 1, sub, MPI_SUM, win), "MPI_Accumulate");
+                example_check(MPI_Accumulate(tile, t * t, MPI_DOUBLE, r, 0, 1, sub, MPI_SUM, win), "MPI_Accumulate");
             else
-                check_mpi(MPIX_Xput(tile, t * t, MPI_DOUBLE, r, 0, 1, sub, f, NULL, 0, win), "MPIX_Xput");
+                example_check(MPIX_Xput(tile, t * t, MPI_DOUBLE, r, 0, 1, sub, f, NULL, 0, win), "MPIX_Xput");
         }
-    check_mpi(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    example_check(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
     double elapsed = MPI_Wtime() - t0;
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -27,8 +27,8 @@
 #include <getopt.h>
 #include <inttypes.h>
 
-#include "bench_common.h" /* UCX over MPI: worker, endpoints, ifunc context */
-#include "chase_common.h" /* chase_beside_exe(), chase_now_us() */
+#include "bench_common.h" /* UCX over MPI: worker, endpoints, ifunc context; beside_exe() */
+#include "chase_common.h" /* chase_now_us() */
 
 struct batch {
     long left;   /* completions still to come */
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     ucx_ifunc_h bump = NULL;
     int ok = 1;
     if (bench_rank == 0) {
-        const char *path = image ? image : chase_beside_exe("batch_ifunc.xfn");
+        const char *path = image ? image : beside_exe("batch_ifunc.xfn");
         ucx_ifunc_status_t st = ucx_ifunc_register_file(u.ictx, path, "bump", &bump);
         if (st != UCX_IFUNC_OK) {
             fprintf(stderr, "xrdma_batch: cannot register %s: %s\n", path, ucx_ifunc_status_string(st));

@@ -201,19 +201,15 @@ static int handle(int c, const char *arg, void *data)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    bench_name = "xrdma_chase";
-    bench_rank = rank;
     static const struct option extra[] = {{"spin", required_argument, 0, 'S'}, {0, 0, 0, 0}};
     const struct chase_cli cli = {"xrdma_chase", usage, 'w', 1, extra, "", handle, NULL};
     struct chase_options o = {4096, 256, 200, 10, 0, NULL};
-    chase_parse(argc, argv, rank, &cli, &o);
+    int rank, size;
+    chase_start(&argc, &argv, &cli, &o, &rank, &size); /* MPI_Init, the command line */
+    bench_name = "xrdma_chase";
+    bench_rank = rank;
     const long spin = g_spin >= 0 ? g_spin : bench_choose_spin();
     const uint64_t npr = o.nodes_per_rank;
-    chase_check_world("xrdma_chase", rank, size, npr);
     const uint64_t n = npr * (uint64_t)size;
 
     /* The list, everywhere; each rank exposes its slice in the window. */
@@ -231,7 +227,7 @@ int main(int argc, char **argv)
 
     /* Only rank 0 has the image: the others get the code over UCX. */
     ucx_ifunc_h f = NULL;
-    const char *image = o.image ? o.image : chase_beside_exe(IMAGE_NAME);
+    const char *image = o.image ? o.image : beside_exe(IMAGE_NAME);
     int ok = 1;
     if (rank == 0) {
         ucx_ifunc_status_t st = ucx_ifunc_register_file(b.ictx, image, "chase", &f);

@@ -40,6 +40,33 @@ static inline int64_t bfs_nlocal(int64_t n, int r)
     return (n - r + app_size - 1) / app_size;
 }
 
+/* The start of a search in the one-sided variants: this rank's reset of its
+ * window memory (MPI_Win_sync) and everyone's done before anyone's first
+ * access (a barrier, counted and timed as synchronisation). Collective;
+ * returns the time the search's phases count from. */
+static inline double bfs_start_together(MPI_Win win, struct app_counts *c)
+{
+    MPI_Win_sync(win);
+    double t = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    c->syncs++;
+    app_phase(c, APP_SYNC, &t);
+    return t;
+}
+
+/* The end of a level in every variant: the sum over the ranks of the next
+ * level's vertices (0: the search is over). @p syncs counts the level's
+ * synchronising calls, this sum included; the time since *t is charged to
+ * synchronisation. Collective. */
+static inline int64_t bfs_level_end(int64_t nnext, int syncs, struct app_counts *c, double *t)
+{
+    int64_t all;
+    MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    c->syncs += (uint64_t)syncs;
+    app_phase(c, APP_SYNC, t);
+    return all;
+}
+
 struct bfs_options {
     int batch;          /* edges per message (two-sided, XRDMA) or RMA operations per flush */
     const char *image;  /* the ifunc image (NULL: beside the program) */

@@ -93,11 +93,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         nnext = bfs_claim(pred, s->next, nnext, g->nlocal, s->rbuf, (uint64_t)s->rd[P]);
         if (nnext < 0) app_die("bfs a2a: an edge names a vertex this rank does not have");
         app_phase(c, APP_WORK, &t);
-        int64_t all;
-        MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        c->syncs += 3;
-        app_phase(c, APP_SYNC, &t);
-        if (!all) break;
+        if (!bfs_level_end(nnext, 3, c, &t)) break; /* the two exchanges and the sum */
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = nnext;
     }

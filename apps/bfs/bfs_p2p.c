@@ -141,11 +141,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         s->ends = 0;
         MPI_Waitall(2 * P, s->oreq, MPI_STATUSES_IGNORE);
         app_phase(c, APP_COMPLETE, &t);
-        int64_t all;
-        MPI_Allreduce(&s->nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        c->syncs++;
-        app_phase(c, APP_SYNC, &t);
-        if (!all) break;
+        if (!bfs_level_end(s->nnext, 1, c, &t)) break;
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = s->nnext;
     }

@@ -63,11 +63,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         s->cur[ncur++] = (uint32_t)bfs_local(root);
     }
     /* Every rank's reset done before anyone's first compare-and-swap. */
-    MPI_Win_sync(s->win);
-    double t = MPI_Wtime();
-    MPI_Barrier(MPI_COMM_WORLD);
-    c->syncs++;
-    app_phase(c, APP_SYNC, &t);
+    double t = bfs_start_together(s->win, c);
     for (;;) {
         int64_t nnext = 0;
         int k = 0;
@@ -102,11 +98,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         MPI_Win_sync(s->win);
         for (int64_t l = 0; l < g->nlocal; ++l)
             if (!s->seen[l] && pred[l] >= 0) s->seen[l] = 1, s->next[nnext++] = (uint32_t)l;
-        int64_t all;
-        MPI_Allreduce(&nnext, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        c->syncs += 2;
-        app_phase(c, APP_SYNC, &t);
-        if (!all) break;
+        if (!bfs_level_end(nnext, 2, c, &t)) break; /* the barrier and the sum */
         uint32_t *t = s->cur;
         s->cur = s->next, s->next = t, ncur = nnext;
     }

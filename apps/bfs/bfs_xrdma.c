@@ -67,11 +67,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         bfs_win_queue(s->base, g->nlocal, parity)[s->base[parity]++] = (uint32_t)bfs_local(root);
     }
     /* Every rank's reset done before anyone's first batch. */
-    MPI_Win_sync(s->win);
-    double t = MPI_Wtime();
-    MPI_Barrier(MPI_COMM_WORLD);
-    c->syncs++;
-    app_phase(c, APP_SYNC, &t);
+    double t = bfs_start_together(s->win, c);
     for (;;) {
         const uint32_t *cur = bfs_win_queue(s->base, g->nlocal, parity);
         const int64_t ncur = s->base[parity];
@@ -100,11 +96,7 @@ static const int64_t *search(void *state, int64_t root, struct app_counts *c)
         app_phase(c, APP_COMPLETE, &t);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_sync(s->win);
-        int64_t all, mine = s->base[!parity];
-        MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        c->syncs += 3;
-        app_phase(c, APP_SYNC, &t);
-        if (!all) break;
+        if (!bfs_level_end(s->base[!parity], 3, c, &t)) break; /* the flush, the barrier and the sum */
         parity = !parity;
     }
     return pred;

@@ -15,14 +15,10 @@ CLEANFILES += apps/hpcc/check-ready
 
 TEST_EXTENSIONS += .hpcctest
 HPCCTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/apps-hpcc/run-hpcc-test
-tests/apps-hpcc/%.hpcctest:
-	@$(MKDIR_P) $(@D) && touch $@
-HPCC_TESTS = \
+CONFIG_TESTS += \
 	tests/apps-hpcc/gups-np2-shm.hpcctest \
 	tests/apps-hpcc/gups-np2-tcp.hpcctest \
 	tests/apps-hpcc/gups-np3-shm.hpcctest \
 	tests/apps-hpcc/gups-np3-tcp.hpcctest \
 	tests/apps-hpcc/gups-target-np3-shm.hpcctest
-TESTS += $(HPCC_TESTS)
-CLEANFILES += $(HPCC_TESTS)
 EXTRA_DIST += tests/apps-hpcc/run-hpcc-test

@@ -6,10 +6,8 @@
 # configuration (tests/apps/run-apptest reads it).
 TEST_EXTENSIONS += .apptest
 APPTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/apps/run-apptest
-tests/apps/%.apptest:
-	@$(MKDIR_P) $(@D) && touch $@
 check_DATA += $(APPS_IMAGES) $(BFS_MUTANTS) $(DHT_MUTANTS)
-APP_TESTS = \
+CONFIG_TESTS += \
 	tests/apps/bfs-np2-shm.apptest \
 	tests/apps/bfs-np2-tcp.apptest \
 	tests/apps/bfs-np3-shm.apptest \
@@ -24,8 +22,6 @@ APP_TESTS = \
 	tests/apps/bfs-twice-np3-tcp.apptest \
 	tests/apps/dht-drop-np3-shm.apptest \
 	tests/apps/dht-drop-np2-tcp.apptest
-TESTS += $(APP_TESTS)
-CLEANFILES += $(APP_TESTS)
 EXTRA_DIST += tests/apps/run-apptest
 # apps/summary, the table of targets make bench-apps and make bench print.
 TESTS += tests/apps/test_summary.sh

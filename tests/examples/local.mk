@@ -6,9 +6,7 @@
 # answers. Include after tests/mpi/local.mk (it sets TEST_EXTENSIONS).
 TEST_EXTENSIONS += .extest
 EXTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/examples/run-example
-tests/examples/%.extest:
-	@$(MKDIR_P) $(@D) && touch $@
-EXAMPLE_TESTS = \
+CONFIG_TESTS += \
 	tests/examples/examples-mpi_pointer_chase-np3-shm.extest \
 	tests/examples/examples-mpi_pointer_chase-np3-tcp.extest \
 	tests/examples/examples-mpi_accumulate-np3-shm.extest \
@@ -22,6 +20,4 @@ EXAMPLE_TESTS = \
 	tests/examples/examples-mpi_stream_reduce-np3-tcp.extest \
 	tests/examples/examples-xrdma_batch-np3-shm.extest \
 	tests/examples/examples-xrdma_batch-np3-tcp.extest
-TESTS += $(EXAMPLE_TESTS)
-CLEANFILES += $(EXAMPLE_TESTS)
 EXTRA_DIST += tests/examples/run-example

@@ -33,7 +33,7 @@ tests_mpi_test_stream_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_stream_LDFLAGS = -no-install
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/stream.xfn tests/mpi/ifuncs/stream_crash.xfn
 EXTRA_DIST += tests/mpi/ifuncs/stream.c tests/mpi/ifuncs/stream_crash.c
-MPI_STREAM_TESTS = \
+CONFIG_TESTS += \
 	tests/mpi/stream-create-np2-tcp.mpitest \
 	tests/mpi/stream-allocate-np3-shm.mpitest \
 	tests/mpi/stream-shared-np3-tcp.mpitest \
@@ -41,8 +41,6 @@ MPI_STREAM_TESTS = \
 	tests/mpi/target/stream-allocate-np3-shm.mpitest \
 	tests/mpi/target/stream-create-np2-shm.mpitest \
 	tests/mpi/bitcode/stream-allocate-np2-tcp.mpitest
-TESTS += $(MPI_STREAM_TESTS)
-CLEANFILES += $(MPI_STREAM_TESTS)
 
 # The per-target lock of node-local execution, between processes (no MPI).
 check_PROGRAMS += tests/mpi/test_target_lock
@@ -66,9 +64,7 @@ EXTRA_DIST += tests/mpi/ifuncs/mpi_ops.c tests/mpi/ifuncs/node_local_movable.c \
 
 TEST_EXTENSIONS = .mpitest
 MPITEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/mpi/run-mpitest
-tests/mpi/%.mpitest:
-	@$(MKDIR_P) $(@D) && touch $@
-MPI_TESTS = \
+CONFIG_TESTS += \
 	tests/mpi/datatypes-create-np2-shm.mpitest \
 	tests/mpi/datatypes-allocate-np3-tcp.mpitest \
 	tests/mpi/datatypes-shared-np3-shm.mpitest \
@@ -113,13 +109,11 @@ MPI_TESTS = \
 	tests/mpi/node_local-allocate-np3-tcp.mpitest \
 	tests/mpi/node_local-shared-np3-shm.mpitest \
 	tests/mpi/node_local-shared-np3-tcp.mpitest
-TESTS += $(MPI_TESTS)
-CLEANFILES += $(MPI_TESTS)
 
 # Every configuration again with XRDMA_CODE=bitcode (run-mpitest sees the
 # bitcode/ directory): the MPI operations through the JIT path.
 # (Listed one by one: automake drops substitution references in TESTS.)
-MPI_BITCODE_TESTS = \
+CONFIG_TESTS += \
 	tests/mpi/bitcode/datatypes-create-np2-shm.mpitest \
 	tests/mpi/bitcode/datatypes-allocate-np2-shm.mpitest \
 	tests/mpi/bitcode/datatypes-dynamic-np2-tcp.mpitest \
@@ -153,13 +147,11 @@ MPI_BITCODE_TESTS = \
 	tests/mpi/bitcode/threads-np4-tcp.mpitest \
 	tests/mpi/bitcode/progress_thread-np2-shm.mpitest \
 	tests/mpi/bitcode/progress_thread-np2-tcp.mpitest
-TESTS += $(MPI_BITCODE_TESTS)
-CLEANFILES += $(MPI_BITCODE_TESTS)
 
 # Every configuration again with XRDMA_EXEC=target (run-mpitest sees the
 # target/ directory): every X-op travels as a message, as without
 # node-local execution.
-MPI_TARGET_TESTS = \
+CONFIG_TESTS += \
 	tests/mpi/target/datatypes-shared-np2-shm.mpitest \
 	tests/mpi/target/datatypes-allocate-np2-shm.mpitest \
 	tests/mpi/target/datatypes-create-np2-tcp.mpitest \
@@ -200,8 +192,6 @@ MPI_TARGET_TESTS = \
 	tests/mpi/target/node_local-allocate-np3-tcp.mpitest \
 	tests/mpi/target/node_local-shared-np3-shm.mpitest \
 	tests/mpi/target/node_local-shared-np3-tcp.mpitest
-TESTS += $(MPI_TARGET_TESTS)
-CLEANFILES += $(MPI_TARGET_TESTS)
 
 # The profiling interface: a tool's MPIX_ wrappers over the PMPIX_ entry points.
 check_PROGRAMS += tests/mpi/test_pmpix
@@ -209,9 +199,7 @@ tests_mpi_test_pmpix_SOURCES = tests/mpi/test_pmpix.c tests/mpi/mpitest.h
 tests_mpi_test_pmpix_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_pmpix_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_pmpix_LDFLAGS = -no-install
-MPI_PMPIX_TESTS = tests/mpi/pmpix-np2-shm.mpitest tests/mpi/pmpix-np3-tcp.mpitest
-TESTS += $(MPI_PMPIX_TESTS)
-CLEANFILES += $(MPI_PMPIX_TESTS)
+CONFIG_TESTS += tests/mpi/pmpix-np2-shm.mpitest tests/mpi/pmpix-np3-tcp.mpitest
 
 # Many windows, plain MPI results and no XRDMA output (also past a window limit).
 check_PROGRAMS += tests/mpi/test_windows
@@ -219,9 +207,7 @@ tests_mpi_test_windows_SOURCES = tests/mpi/test_windows.c tests/mpi/mpitest.h
 tests_mpi_test_windows_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_windows_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_windows_LDFLAGS = -no-install
-MPI_WINDOW_TESTS = tests/mpi/windows-np3-tcp.mpitest tests/mpi/windows-many-np2-shm.mpitest
-TESTS += $(MPI_WINDOW_TESTS)
-CLEANFILES += $(MPI_WINDOW_TESTS)
+CONFIG_TESTS += tests/mpi/windows-np3-tcp.mpitest tests/mpi/windows-many-np2-shm.mpitest
 
 # MPI_Finalize left to atexit(), registered before XRDMA's first window.
 check_PROGRAMS += tests/mpi/test_finalize_atexit
@@ -229,9 +215,7 @@ tests_mpi_test_finalize_atexit_SOURCES = tests/mpi/test_finalize_atexit.c tests/
 tests_mpi_test_finalize_atexit_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_finalize_atexit_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_finalize_atexit_LDFLAGS = -no-install
-MPI_FINALIZE_TESTS = tests/mpi/finalize_atexit-np2-shm.mpitest tests/mpi/finalize_atexit-np3-tcp.mpitest
-TESTS += $(MPI_FINALIZE_TESTS)
-CLEANFILES += $(MPI_FINALIZE_TESTS)
+CONFIG_TESTS += tests/mpi/finalize_atexit-np2-shm.mpitest tests/mpi/finalize_atexit-np3-tcp.mpitest
 
 # A window whose XRDMA set-up fails (XRDMA_DEBUG_WINDOW_FAIL) releases its
 # slot, context and communicator: the windows after it work.
@@ -240,9 +224,7 @@ tests_mpi_test_window_setup_SOURCES = tests/mpi/test_window_setup.c tests/mpi/mp
 tests_mpi_test_window_setup_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_window_setup_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_window_setup_LDFLAGS = -no-install
-MPI_WINDOW_SETUP_TESTS = tests/mpi/window_setup-np2-shm.mpitest tests/mpi/window_setup-np3-tcp.mpitest
-TESTS += $(MPI_WINDOW_SETUP_TESTS)
-CLEANFILES += $(MPI_WINDOW_SETUP_TESTS)
+CONFIG_TESTS += tests/mpi/window_setup-np2-shm.mpitest tests/mpi/window_setup-np3-tcp.mpitest
 
 # xrdma_log() at the target, rate-limited (run-mpitest checks the output).
 check_PROGRAMS += tests/mpi/test_log
@@ -252,9 +234,7 @@ tests_mpi_test_log_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_log_LDFLAGS = -no-install
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/log.xfn
 EXTRA_DIST += tests/mpi/ifuncs/log.c
-MPI_LOG_TESTS = tests/mpi/log-np2-shm.mpitest tests/mpi/log-np3-tcp.mpitest tests/mpi/bitcode/log-np2-shm.mpitest
-TESTS += $(MPI_LOG_TESTS)
-CLEANFILES += $(MPI_LOG_TESTS)
+CONFIG_TESTS += tests/mpi/log-np2-shm.mpitest tests/mpi/log-np3-tcp.mpitest tests/mpi/bitcode/log-np2-shm.mpitest
 
 # MPI_Win_flush without the component's flush when it has nothing to
 # complete (XRDMA_FLUSH_SKIP); "off": the knob at 0.
@@ -263,10 +243,8 @@ tests_mpi_test_flush_SOURCES = tests/mpi/test_flush.c tests/mpi/mpitest.h
 tests_mpi_test_flush_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_flush_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_flush_LDFLAGS = -no-install
-MPI_FLUSH_TESTS = tests/mpi/flush-create-np2-tcp.mpitest tests/mpi/flush-allocate-np3-shm.mpitest \
+CONFIG_TESTS += tests/mpi/flush-create-np2-tcp.mpitest tests/mpi/flush-allocate-np3-shm.mpitest \
 	tests/mpi/flush-off-np2-tcp.mpitest tests/mpi/target/flush-create-np3-tcp.mpitest
-TESTS += $(MPI_FLUSH_TESTS)
-CLEANFILES += $(MPI_FLUSH_TESTS)
 
 # Bundles of Xinvokes (XRDMA_BUNDLE); "single": the knob at 1. Over shm
 # under target/: with XRDMA_EXEC=auto node peers' X-ops run at the origin.
@@ -277,11 +255,9 @@ tests_mpi_test_bundle_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_bundle_LDFLAGS = -no-install
 TEST_IFUNC_IMAGES += tests/mpi/ifuncs/bundle.xfn
 EXTRA_DIST += tests/mpi/ifuncs/bundle.c
-MPI_BUNDLE_TESTS = tests/mpi/bundle-create-np2-tcp.mpitest tests/mpi/bundle-allocate-np3-tcp.mpitest \
+CONFIG_TESTS += tests/mpi/bundle-create-np2-tcp.mpitest tests/mpi/bundle-allocate-np3-tcp.mpitest \
 	tests/mpi/target/bundle-allocate-np2-shm.mpitest tests/mpi/target/bundle-create-np3-shm.mpitest \
 	tests/mpi/target/bundle-single-np2-shm.mpitest tests/mpi/bitcode/bundle-create-np2-tcp.mpitest
-TESTS += $(MPI_BUNDLE_TESTS)
-CLEANFILES += $(MPI_BUNDLE_TESTS)
 
 # A rank dies on purpose: pending X-ops end with MPIX_ERR_PEER (TCP only).
 check_PROGRAMS += tests/mpi/test_peer_death
@@ -289,9 +265,7 @@ tests_mpi_test_peer_death_SOURCES = tests/mpi/test_peer_death.c tests/mpi/mpites
 tests_mpi_test_peer_death_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_peer_death_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_peer_death_LDFLAGS = -no-install
-MPI_PEER_TESTS = tests/mpi/peer_death-np3-tcp.mpitest
-TESTS += $(MPI_PEER_TESTS)
-CLEANFILES += $(MPI_PEER_TESTS)
+CONFIG_TESTS += tests/mpi/peer_death-np3-tcp.mpitest
 
 # MPI-4's large-count window calls (MPI_Win_allocate_c ...) make XRDMA
 # windows too; skipped under an MPI-3 library (Open MPI 4.1).
@@ -300,6 +274,4 @@ tests_mpi_test_large_count_SOURCES = tests/mpi/test_large_count.c tests/mpi/mpit
 tests_mpi_test_large_count_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_large_count_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_large_count_LDFLAGS = -no-install
-MPI_LARGE_COUNT_TESTS = tests/mpi/large_count-np2-shm.mpitest tests/mpi/large_count-np3-tcp.mpitest
-TESTS += $(MPI_LARGE_COUNT_TESTS)
-CLEANFILES += $(MPI_LARGE_COUNT_TESTS)
+CONFIG_TESTS += tests/mpi/large_count-np2-shm.mpitest tests/mpi/large_count-np3-tcp.mpitest

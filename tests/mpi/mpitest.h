@@ -9,6 +9,26 @@
 
 static int mt_failures, mt_checks, mt_rank;
 
+/* The start of a test: MPI_Init, this rank in *rank and mt_rank, the number
+ * of ranks in *size. */
+static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    mt_rank = *rank;
+}
+
+/* Unless @p ok (the ranks, arguments or environment the test needs): rank 0
+ * says @p need on standard error and the job ends with exit status 2, a
+ * test run wrongly rather than a failed check. */
+static inline void mt_require(int ok, const char *need)
+{
+    if (ok) return;
+    if (mt_rank == 0) fprintf(stderr, "%s\n", need);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 #define CHECK(cond, ...)                                                        \
     do {                                                                        \
         mt_checks++;                                                            \
@@ -38,6 +58,14 @@ static inline int mt_finish(const char *what)
     MPI_Allreduce(&mt_checks, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (mt_rank == 0) printf("%s: %d checks, %d failed\n", what, checks, total);
     return total ? 1 : 0;
+}
+
+/* The end of main: mt_finish(@p what), MPI_Finalize, and the exit status. */
+static inline int mt_finalize(const char *what)
+{
+    int rc = mt_finish(what);
+    MPI_Finalize();
+    return rc;
 }
 
 /* The class of an error code and whether its string contains @p needle. */
@@ -93,6 +121,19 @@ static inline int mt_window(const char *kind, MPI_Aint bytes, int disp_unit, voi
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return 0;
+}
+
+/* Every rank's address of its window memory @p base, in rank order
+ * (collective): a dynamic window's target_disp is such an address plus the
+ * offset. free() the array. */
+static inline MPI_Aint *mt_addresses(const void *base)
+{
+    int n = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Aint mine, *all = (MPI_Aint *)malloc(sizeof(MPI_Aint) * (size_t)n);
+    MPI_Get_address(base, &mine);
+    MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+    return all;
 }
 
 /* Free a window mt_window() made, and its memory if it was malloc'ed. */

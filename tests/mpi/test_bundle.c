@@ -132,7 +132,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&seq_reply);
     MPIX_Ifunc_free(&set_flag);
     MPIX_Ifunc_free(&bump);
-    int rc = mt_finish("bundle");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("bundle");
 }

@@ -205,22 +205,12 @@ static void test_type(const struct named *t)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc != 4) {
-        if (rank == 0)
-            fprintf(stderr, "usage: test_datatypes create|allocate|shared|dynamic datatypes.xfn datatypes_plain.xfn\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc == 4, "usage: test_datatypes create|allocate|shared|dynamic datatypes.xfn datatypes_plain.xfn");
     const char *kind = argv[1];
     dynamic = mt_window(kind, BYTES, 1, &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     CHECK(MPIX_Ifunc_load(argv[2], "dt_store", &f_store) == MPI_SUCCESS, "load dt_store");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_gather", &f_gather) == MPI_SUCCESS, "load dt_gather");
     CHECK(MPIX_Ifunc_load(argv[2], "dt_stream_store", &f_stream) == MPI_SUCCESS, "load dt_stream_store");
@@ -239,7 +229,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_plain_get);
     mt_window_free(kind, base, &win);
     free(addr);
-    int rc = mt_finish("target datatypes");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("target datatypes");
 }

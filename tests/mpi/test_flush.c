@@ -178,7 +178,5 @@ int main(int argc, char **argv)
     mt_window_free(kind, mem, &win);
     free(buf);
     MPIX_Ifunc_free(&bump);
-    int result = mt_finish(off ? "flush (XRDMA_FLUSH_SKIP=0)" : "flush");
-    MPI_Finalize();
-    return result;
+    return mt_finalize(off ? "flush (XRDMA_FLUSH_SKIP=0)" : "flush");
 }

@@ -34,7 +34,5 @@ int main(int argc, char **argv)
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     MPIX_Ifunc_free(&say);
-    int r = mt_finish("log");
-    MPI_Finalize();
-    return r;
+    return mt_finalize("log");
 }

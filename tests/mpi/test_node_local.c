@@ -271,14 +271,8 @@ static void test_fault(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc < 5) {
-        if (rank == 0) fprintf(stderr, "usage: test_node_local allocate|shared movable.xfn pinned.xfn crash.xfn\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc >= 5, "usage: test_node_local allocate|shared movable.xfn pinned.xfn crash.xfn");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const char *e = getenv("XRDMA_TEST_EXPECT_LOCAL");
     expect_local = e && strcmp(e, "1") == 0;
@@ -324,7 +318,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc *all[] = {&f_acc,          &f_append, &f_fwd,       &f_where,      &f_acc_pinned,
                          &f_append_pinned, &f_crash,  &f_acc_chain, &f_crash_hops};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
-    int rc = mt_finish("node-local execution");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("node-local execution");
 }

@@ -16,14 +16,8 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (size != 3 || argc != 4) {
-        if (rank == 0) fprintf(stderr, "needs 3 ranks and 3 images\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(size == 3 && argc == 4, "needs 3 ranks and 3 images");
     int64_t *base;
     MPI_Win win;
     MPI_Win_allocate(128, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);  /* st_count writes at 8 */

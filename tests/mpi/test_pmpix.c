@@ -51,7 +51,5 @@ int main(int argc, char **argv)
     CHECK(base[0] == N, "the target counted %lld bumps, want %d", (long long)base[0], N);
     MPI_Win_free(&win);
     MPIX_Ifunc_free(&bump);
-    int rc = mt_finish("profiling interface");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("profiling interface");
 }

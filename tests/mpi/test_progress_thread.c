@@ -16,10 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_rank = rank;
     const char *pt = getenv("XRDMA_PROGRESS_THREAD");
-    if (!pt || atoi(pt) != 1) {
-        if (rank == 0) fprintf(stderr, "run with XRDMA_PROGRESS_THREAD=1\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_require(pt && atoi(pt) == 1, "run with XRDMA_PROGRESS_THREAD=1");
     volatile int64_t *base;
     MPI_Win win;
     MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, (void *)&base, &win);
@@ -42,7 +39,5 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     MPIX_Ifunc_free(&set_flag);
     MPI_Win_free(&win);
-    int rc = mt_finish("progress thread");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("progress thread");
 }

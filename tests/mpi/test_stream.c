@@ -254,24 +254,15 @@ static void test_crash(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc != 4) {
-        if (rank == 0) fprintf(stderr, "usage: test_stream create|allocate|shared|dynamic stream.xfn stream_crash.xfn\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc == 4, "usage: test_stream create|allocate|shared|dynamic stream.xfn stream_crash.xfn");
     const char *c = getenv("XRDMA_STREAM_CHUNK");
     chunk = c ? strtoull(c, NULL, 10) : 1048576;
     const char *kind = argv[1];
     const MPI_Aint bytes = WIN_DOUBLES * (MPI_Aint)sizeof(double);
     dynamic = mt_window(kind, bytes, sizeof(double), &base, &win);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     CHECK(MPIX_Ifunc_load(argv[2], "st_add", &f_add) == MPI_SUCCESS, "load st_add");
     CHECK(MPIX_Ifunc_load(argv[2], "st_count", &f_count) == MPI_SUCCESS, "load st_count");
     CHECK(MPIX_Ifunc_load(argv[2], "st_above", &f_above) == MPI_SUCCESS, "load st_above");
@@ -291,7 +282,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_crash);
     mt_window_free(kind, base, &win);
     free(addr);
-    int rc = mt_finish("streaming X-operations");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("streaming X-operations");
 }

@@ -76,7 +76,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_acc);
     MPIX_Ifunc_free(&f_sum);
     MPI_Win_free(&win);
-    int rc = mt_finish("threads");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("threads");
 }

@@ -65,7 +65,5 @@ int main(int argc, char **argv)
     one_window("window 3: X-ops everywhere again", 1);
     one_window("window 4: and after a normal free", 1);
     MPIX_Ifunc_free(&sum);
-    int r = mt_finish("window set-up error path");
-    MPI_Finalize();
-    return r;
+    return mt_finalize("window set-up error path");
 }

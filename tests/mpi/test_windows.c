@@ -130,7 +130,5 @@ int main(int argc, char **argv)
     free(win);
     free(created);
     free(mem);
-    int r = mt_finish(many ? "windows (many)" : "windows");
-    MPI_Finalize();
-    return r;
+    return mt_finalize(many ? "windows (many)" : "windows");
 }

@@ -432,6 +432,12 @@ static void test_errors(void)
     CHECK(mt_error_string_is(MPIX_Rxinvoke(f_bump, NULL, 0, t, win, NULL), MPI_ERR_REQUEST,
                              "MPIX_Rxinvoke: request is NULL"),
           "NULL request");
+    /* A request variant's error names the call that was made. */
+    MPI_Request rq = MPI_REQUEST_NULL;
+    CHECK(mt_error_string_is(MPIX_Rxput(NULL, 2, MPI_INT64_T, t, 0, 1, MPI_INT64_T, f_noop, NULL, 0, win, &rq),
+                             MPI_ERR_BUFFER, "MPIX_Rxput: origin_addr is NULL but the origin data is 16 bytes"),
+          "Rx error names the Rx call");
+    CHECK(rq == MPI_REQUEST_NULL, "a refused Rx call leaves MPI_REQUEST_NULL");
     CHECK(MPIX_Xinvoke(f_bump, NULL, 0, MPI_PROC_NULL, win) == MPI_SUCCESS, "MPI_PROC_NULL is a no-op");
     int64_t out2[2];
     /* Every target datatype MPI_Get takes: a struct with a hole, its
@@ -589,16 +595,9 @@ static void test_contained_faults(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc != 8) {
-        if (rank == 0)
-            fprintf(stderr, "usage: %s create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn faults.xfn "
-                            "runaway.xfn forbidden.xfn libc_faults.xfn\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc == 8, "usage: test_xops create|allocate|shared|dynamic mpi_ops.xfn unresolved.xfn faults.xfn "
+                          "runaway.xfn forbidden.xfn libc_faults.xfn");
     const char *kind = argv[1];
     MPI_Comm node;
     if (!strcmp(kind, "create")) {
@@ -618,10 +617,7 @@ int main(int argc, char **argv)
     } else {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    addr = malloc(sizeof(MPI_Aint) * (size_t)size);
-    MPI_Aint mine;
-    MPI_Get_address(base, &mine);
-    MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD);
+    addr = mt_addresses(base);
     load_all(argv + 2);
 
     test_xget_sum();
@@ -672,7 +668,5 @@ int main(int argc, char **argv)
                          &f_unresolved, &f_segv, &f_spin, &f_forbidden};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) MPIX_Ifunc_free(all[i]);
     free(addr);
-    int rc = mt_finish(kind);
-    MPI_Finalize();
-    return rc;
+    return mt_finalize(kind);
 }

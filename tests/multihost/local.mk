@@ -15,13 +15,9 @@ EXTRA_DIST += tests/multihost/run-multihost tests/multihost/netns-agent tests/mu
 
 TEST_EXTENSIONS += .mhtest
 MHTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/multihost/run-multihost
-tests/multihost/%.mhtest:
-	@$(MKDIR_P) $(@D) && touch $@
-MULTIHOST_TESTS = \
+CONFIG_TESTS += \
 	tests/multihost/xops-create.mhtest \
 	tests/multihost/xops-allocate.mhtest \
 	tests/multihost/xops-dynamic.mhtest \
 	tests/multihost/chase.mhtest \
 	tests/multihost/link_down.mhtest
-TESTS += $(MULTIHOST_TESTS)
-CLEANFILES += $(MULTIHOST_TESTS)

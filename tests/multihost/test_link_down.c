@@ -111,15 +111,9 @@ static double since(double t, double down) { return t && down ? t - down : -1; }
 int main(int argc, char **argv)
 {
     int rank, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
+    mt_init(&argc, &argv, &rank, &size);
     const char *d = getenv("XRDMA_LINKDOWN_DIR");
-    if (size != 3 || argc != 2 || !d) {
-        if (rank == 0) fprintf(stderr, "needs 3 ranks, mpi_ops.xfn and XRDMA_LINKDOWN_DIR\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_require(size == 3 && argc == 2 && d, "needs 3 ranks, mpi_ops.xfn and XRDMA_LINKDOWN_DIR");
     snprintf(dir, sizeof(dir), "%s", d);
     if (getenv("XRDMA_LINKDOWN_LIMIT")) limit = atof(getenv("XRDMA_LINKDOWN_LIMIT"));
     char host[64] = "?";

@@ -37,13 +37,13 @@ TESTS += tests/plugin/test_peers
 # The published ifunc API as its users build and run it: ifunc
 # libraries built like that API's makefiles build them, with gcc (and a
 # search path) and with clang, start files included; variants with a
-# constructor of the author's own and with a payload shrunk by
-# <name>_payload_init; bitcode named with LLVM's -unknown- triples and a
+# constructor of the author's own, with a payload shrunk by
+# <name>_payload_init and with a main that faults on request; bitcode named with LLVM's -unknown- triples and a
 # .deps list naming a linker script and a loaded library.
 COMPAT_USER_LIBS = tests/plugin/compat/gcc/counter.so tests/plugin/compat/gcc/bigsum.so \
 	tests/plugin/compat/gcc/ping.so tests/plugin/compat/gcc/pong.so \
 	tests/plugin/compat/clang/counter.so tests/plugin/compat/ctor/counter.so \
-	tests/plugin/compat/shrink/counter.so \
+	tests/plugin/compat/shrink/counter.so tests/plugin/compat/fault/counter.so \
 	tests/plugin/compat/bcu/counter.x86_64-unknown-linux-gnu.bc \
 	tests/plugin/compat/bcu/counter.aarch64-unknown-linux-gnu.bc tests/plugin/compat/bcu/counter.deps
 check_DATA += $(COMPAT_USER_LIBS)
@@ -59,6 +59,8 @@ tests/plugin/compat/ctor/counter.so: tests/plugin/compat/counter.c $(srcdir)/tes
 	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DCOUNTER_CTOR -o $@ $<
 tests/plugin/compat/shrink/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
 	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DCOUNTER_SLACK=1000 -o $@ $<
+tests/plugin/compat/fault/counter.so: tests/plugin/compat/counter.c $(srcdir)/tests/plugin/peers.mk
+	$(AM_V_CC)$(MKDIR_P) $(@D) && gcc $(COMPAT_USER_CFLAGS) -DCOUNTER_FAULT -o $@ $<
 tests/plugin/compat/bcu/counter.%.bc: tests/plugin/compat/counter.c
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(CLANG) -c -emit-llvm -O2 -fPIC -target $* -o $@ $<
 tests/plugin/compat/bcu/counter.deps: $(srcdir)/tests/plugin/peers.mk

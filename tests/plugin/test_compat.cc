@@ -4,7 +4,8 @@
 // path), a constructor of the author's own, replies from inside main, the
 // same message resent without flushes into a ring, shrunk and large
 // payloads, frames larger than the slot, bitcode with -unknown- triples and
-// a .deps list, and no UCX warning about UCX_IFUNC_LIB_DIR.
+// a .deps list, refusals and faults reported, and no UCX warning about
+// UCX_IFUNC_LIB_DIR.
 #include "cluster.h"
 #include "image/image.h"
 #include "ucx_ifunc/ucp_compat.h"  // before peer_state.h: struct compat_reply
@@ -77,6 +78,22 @@ protected:
         ucs_status_t st = ucp_ifunc_send_nbix(c->peer(1).ep, m, c->peer(1).buffer + offset, c->peer(1).rkey);
         ASSERT_TRUE(st == UCS_OK || st == UCS_INPROGRESS) << ucs_status_string(st);
     }
+    // send() and a flush: the message is in the peer's memory.
+    void deliver(const ucp_ifunc_msg_t &m)
+    {
+        send(m);
+        c->env.flush(c->peer(1).ep);
+    }
+    // deliver() @p m, a message that adds 1, @p n times, each once the one
+    // before it ran.
+    void deliver_ones(const ucp_ifunc_msg_t &m, uint64_t n)
+    {
+        const uint64_t base = c->peer_counter(1);
+        for (uint64_t i = 1; i <= n; ++i) {
+            deliver(m);
+            ASSERT_TRUE(counter_reaches(base + i));
+        }
+    }
     void set_payload(ucp_ifunc_msg_t *m, uint64_t v)
     {
         void *p;
@@ -119,7 +136,35 @@ protected:
         return {get_u64(&r[1]), ucs_status_t(int64_t(get_u64(&r[9])))};
     }
 
+    // The origin's poll loop, with its log (stderr) kept: the status it ends
+    // on (or UCS_ERR_NO_MESSAGE after 60 s) and what was logged.
+    std::pair<ucs_status_t, std::string> origin_polls()
+    {
+        std::fflush(stderr);
+        char path[] = "/tmp/xrdma-compat-log-XXXXXX";
+        const int fd = mkstemp(path), saved = dup(2);
+        EXPECT_GE(fd, 0);
+        dup2(fd, 2);
+        ucs_status_t st = UCS_ERR_NO_MESSAGE;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        for (long i = 1; st == UCS_ERR_NO_MESSAGE; ++i) {
+            st = ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &origin_got, c->env.worker);
+            if (i % 4096 == 0 && std::chrono::steady_clock::now() > deadline) break;
+        }
+        std::fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        std::string log;
+        char b[4096];
+        lseek(fd, 0, SEEK_SET);
+        for (ssize_t n; (n = read(fd, b, sizeof(b))) > 0;) log.append(b, size_t(n));
+        close(fd);
+        unlink(path);
+        return {st, log};
+    }
+
     std::unique_ptr<Cluster> c;
+    uint64_t origin_got = 0;  // what ifuncs run at the origin added up (origin_polls())
     std::vector<ucp_ifunc_h> ifuncs;
     std::vector<ucp_ifunc_msg_t> msgs;
 };
@@ -341,32 +386,7 @@ TEST_P(Compat, MissingLibraryOnlyWarns)
 TEST_P(Compat, RefusalReachesTheOrigin)
 {
     poll_mode(2);
-    uint64_t five = 5, got = 0;
-    // The origin's poll loop, with its log (stderr) kept: the status it ends
-    // on (or UCS_ERR_NO_MESSAGE after 60 s) and what was logged.
-    auto origin_polls = [&]() -> std::pair<ucs_status_t, std::string> {
-        std::fflush(stderr);
-        char path[] = "/tmp/xrdma-compat-log-XXXXXX";
-        const int fd = mkstemp(path), saved = dup(2);
-        EXPECT_GE(fd, 0);
-        dup2(fd, 2);
-        ucs_status_t st = UCS_ERR_NO_MESSAGE;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        for (long i = 1; st == UCS_ERR_NO_MESSAGE; ++i) {
-            st = ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got, c->env.worker);
-            if (i % 4096 == 0 && std::chrono::steady_clock::now() > deadline) break;
-        }
-        std::fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        std::string log;
-        char b[4096];
-        lseek(fd, 0, SEEK_SET);
-        for (ssize_t n; (n = read(fd, b, sizeof(b))) > 0;) log.append(b, size_t(n));
-        close(fd);
-        unlink(path);
-        return {st, log};
-    };
+    uint64_t five = 5;
     send(msg(reg("ctor", "counter"), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     auto [st, log] = origin_polls();
@@ -385,13 +405,70 @@ TEST_P(Compat, RefusalReachesTheOrigin)
     // Reported once: later looks (several in 300 000 idle polls) find
     // nothing more; the next message runs.
     for (int i = 0; i < 300000; ++i)
-        ASSERT_EQ(UCS_ERR_NO_MESSAGE, ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size, &got,
-                                                     c->env.worker));
+        ASSERT_EQ(UCS_ERR_NO_MESSAGE, ucp_poll_ifunc(c->env.context, c->env.buffer, c->env.buffer_size,
+                                                     &origin_got, c->env.worker));
     send(msg(reg("gcc", "counter"), &five, sizeof(five)));
     c->env.flush(c->peer(1).ep);
     ASSERT_TRUE(counter_reaches(5));
     EXPECT_EQ(2u, peer_errors().first);
-    EXPECT_EQ(0u, got);
+    EXPECT_EQ(0u, origin_got);
+}
+
+// A <name>_main that faults is contained at the target, also when it
+// arrives like the messages before it, which the target ran without a
+// lookup: discarded there (UCS_ERR_CANCELED), its library quarantined. The
+// same message again is refused without running, and the origin hears why;
+// another ifunc still runs in the same slot.
+TEST_P(Compat, FaultInMainIsContained)
+{
+    poll_mode(2);
+    uint64_t one = 1;
+    ucp_ifunc_msg_t m = msg(reg("fault", "counter"), &one, sizeof(one));
+    deliver_ones(m, 4);
+    set_payload(&m, uint64_t(1) << 63);  // counter_main stores to address 0
+    deliver(m);
+    ASSERT_TRUE(c->progress_until([&] { return peer_errors().first == 1; }, 60));
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
+
+    set_payload(&m, 1);
+    deliver(m);
+    auto [st, log] = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("quarantined here after a fault")) << log;
+    EXPECT_EQ(2u, peer_errors().first);
+    EXPECT_EQ(UCS_ERR_CANCELED, peer_errors().second);
+    EXPECT_EQ(4u, c->peer_counter(1)) << "the quarantined library ran";
+
+    uint64_t five = 5;
+    deliver(msg(reg("gcc", "counter"), &five, sizeof(five)));
+    ASSERT_TRUE(counter_reaches(9));
+    EXPECT_EQ(9u, c->peer_counter(1));
+    EXPECT_EQ(2u, peer_errors().first);
+    EXPECT_EQ(0u, origin_got);
+}
+
+// The target's code cache holds one library here: another library's first
+// message drops the first one's code, so that library's next message, laid
+// out like the ones the target ran without a lookup, is refused (not run),
+// and the origin hears that the target has no code for it.
+TEST_P(Compat, MessageOfADroppedLibraryIsRefused)
+{
+    release();
+    c.reset();
+    setenv("XRDMA_TEST_CACHE_1_AT", "1", 1);
+    c = std::make_unique<Cluster>(1);
+    unsetenv("XRDMA_TEST_CACHE_1_AT");
+    poll_mode(2);
+    uint64_t one = 1;
+    ucp_ifunc_msg_t gcc = msg(reg("gcc", "counter"), &one, sizeof(one));
+    deliver_ones(gcc, 3);
+    deliver_ones(msg(reg("clang", "counter"), &one, sizeof(one)), 1);
+    deliver(gcc);
+    auto [st, log] = origin_polls();
+    EXPECT_EQ(UCS_ERR_REJECTED, st) << ucs_status_string(st);
+    EXPECT_NE(std::string::npos, log.find("which is not cached here")) << log;
+    EXPECT_EQ(1u, peer_errors().first);
+    EXPECT_EQ(4u, c->peer_counter(1));
 }
 
 // Point 11: a process started with UCX_IFUNC_LIB_DIR set gets no "unused env

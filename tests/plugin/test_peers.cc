@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <signal.h>
 #include <unistd.h>
@@ -1221,6 +1222,45 @@ TEST_P(Plugin, PutAndPollRunsFramesFromTargetMemory)
     auto s = c->peer_stats(1);
     EXPECT_EQ(5u, s.executed);
     EXPECT_EQ(1u, s.images_loaded) << "later frames carried only the hash";
+}
+
+// The target runs a frame laid out and named like the one it ran last
+// without a lookup, but not one that names another entry of the same length
+// or an image it has no code for: the same frame with its entry name or its
+// image hash changed in one bit is refused (and leaves the counter alone),
+// and the next good frame runs.
+TEST_P(Plugin, PutAndPollFramesLikeTheLastAreChecked)
+{
+    start(1);
+    ucx_ifunc_h f = reg("basic", "poll_add");
+    c->ctrl(1, {'P', 1});
+    uint64_t total = 0;
+    // Put a frame of v for poll_add (changed by @p edit first), and wait until
+    // it ran (or was refused).
+    auto put = [&](uint64_t v, bool with_code, const std::function<void(uint8_t *)> &edit) {
+        ucx_ifunc_frame_t fr;
+        ASSERT_EQ(UCX_IFUNC_OK, ucx_ifunc_frame_create(f, &v, sizeof(v), with_code, &fr));
+        if (edit) edit(static_cast<uint8_t *>(fr.frame));
+        const ucx_ifunc_stats_t before = c->peer_stats(1);
+        ucx_ifunc_status_t st = ucx_ifunc_frame_put(c->peer(1).ep, &fr, c->peer(1).buffer, c->peer(1).rkey);
+        ASSERT_TRUE(st == UCX_IFUNC_OK || st == UCX_IFUNC_INPROGRESS);
+        c->env.flush(c->peer(1).ep);
+        ucx_ifunc_frame_free(&fr);
+        if (edit) {
+            ASSERT_TRUE(c->progress_until([&] { return c->peer_stats(1).rejected > before.rejected; }, 30))
+                << "the changed frame was not refused";
+            EXPECT_EQ(before.executed, c->peer_stats(1).executed) << "the changed frame ran";
+        } else {
+            total += v;
+            ASSERT_TRUE(c->progress_until([&] { return c->peer_counter(1) == total; }, 30)) << "frame of " << v;
+        }
+    };
+    for (uint64_t v = 1; v <= 4; ++v) put(v, v == 1, nullptr);
+    put(100, false, [](uint8_t *fr) { fr[sizeof(xrdma::FrameHdr)] ^= 1; });  // "qoll_add"
+    put(200, false, [](uint8_t *fr) { fr[offsetof(xrdma::FrameHdr, hash)] ^= 1; });
+    put(5, false, nullptr);
+    EXPECT_EQ(total, c->peer_counter(1));
+    EXPECT_EQ(1u, c->peer_stats(1).images_loaded);
 }
 
 TEST_P(Plugin, PublishedApiCompat)

@@ -14,24 +14,20 @@ EXTRA_DIST += tests/python/run-pytest tests/python/conftest.py tests/python/test
 TEST_EXTENSIONS += .pytest
 PYTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/python/run-pytest
 AM_TESTS_ENVIRONMENT += XRDMA_TEST_PYTHON='$(PYTHON)'; export XRDMA_TEST_PYTHON;
-tests/python/%.pytest:
-	@$(MKDIR_P) $(@D) && touch $@
 if XRDMA_PYTHON_TESTS
 check_PROGRAMS += tests/python/c_target
 tests_python_c_target_SOURCES = tests/python/c_target.c
 tests_python_c_target_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_python_c_target_LDADD = $(MPI_TEST_LDADD)
 tests_python_c_target_LDFLAGS = -no-install
-PYTHON_TESTS = \
+CONFIG_TESTS += \
 	tests/python/xops-np2-shm.pytest tests/python/xops-np3-tcp.pytest \
 	tests/python/functions-np2-shm.pytest tests/python/functions-np3-tcp.pytest \
 	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
 	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest \
 	tests/python/compile_cache-np4-shm.pytest
-PYTHON_LAYER_TESTS = $(PYTHON_TESTS) tests/python/test_install.sh tests/python/test_interpreter.sh \
-	tests/python/test_empty_image.sh
+PYTHON_LAYER_TESTS = tests/python/test_install.sh tests/python/test_interpreter.sh tests/python/test_empty_image.sh
 TESTS += $(PYTHON_LAYER_TESTS)
-CLEANFILES += $(PYTHON_TESTS)
 endif
 # No mpi4py for the MPI XRDMA is built for (MPICH: Debian's python3-mpi4py
 # is built for Open MPI only): the Python tests are skipped, saying why.

@@ -14,15 +14,12 @@ tests_soak_test_soak_LDFLAGS = -no-install
 
 TEST_EXTENSIONS += .soaktest
 SOAKTEST_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/soak/run-soak
-tests/soak/%.soaktest:
-	@$(MKDIR_P) $(@D) && touch $@
 SOAK_TESTS = \
 	tests/soak/soak-1M-np3-shm.soaktest \
 	tests/soak/soak-1M-np3-tcp.soaktest \
 	tests/soak/memcheck-3k-np3-shm.soaktest \
 	tests/soak/memcheck-3k-np3-tcp.soaktest
-TESTS += $(SOAK_TESTS)
-CLEANFILES += $(SOAK_TESTS)
+CONFIG_TESTS += $(SOAK_TESTS)
 EXTRA_DIST += tests/soak/run-soak tests/soak/valgrind.supp
 
 soak:

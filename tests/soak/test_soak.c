@@ -66,14 +66,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    if (argc < 3 || size < 2) {
-        if (rank == 0) fprintf(stderr, "usage: mpirun -n N>=2 test_soak OPS IMAGE\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    mt_init(&argc, &argv, &rank, &size);
+    mt_require(argc >= 3 && size >= 2, "usage: mpirun -n N>=2 test_soak OPS IMAGE");
     const long total = atol(argv[1]);
     const long mine = ops_of(rank, total);
     const char *tol_env = getenv("XRDMA_SOAK_RSS_TOLERANCE_KB");
@@ -189,7 +183,5 @@ int main(int argc, char **argv)
     MPIX_Ifunc_free(&f_acc);
     MPIX_Ifunc_free(&f_bump);
     MPI_Win_free(&win);
-    int rc = mt_finish("soak");
-    MPI_Finalize();
-    return rc;
+    return mt_finalize("soak");
 }

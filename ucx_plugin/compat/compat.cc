@@ -9,7 +9,9 @@
 #include "run/context.h"
 #include "compat/frame_watch.h"
 #include "load/loader_jit.h"
+#include "xrdma_common/hot.h"
 #include "xrdma_common/log.h"
+#include "compat/poll_warm.h"
 #include "compat/put_poll.h"
 #include "wire/wire.h"
 
@@ -97,7 +99,8 @@ std::map<ucp_context_h, std::set<ucp_ifunc *>> g_registered;
 // (TCP); one waiting for the answers that come (a ping-pong waits some
 // hundred calls) never looks, and puts no get on the wire.
 constexpr uint64_t kWatchEvery = 65536;
-thread_local uint64_t t_idle_polls = 0;
+// (Initial-exec: one %fs-relative access per poll, not a __tls_get_addr() call.)
+__thread uint64_t t_idle_polls __attribute__((tls_model("initial-exec"))) = 0;
 
 // The refusal (frame_watch.h) of a message registered under @p context that
 // its target refused, logged with the target's reason: UCS_ERR_REJECTED,
@@ -121,20 +124,21 @@ __attribute__((noinline, cold)) ucs_status_t watch_refusals(ucp_context_h contex
     return UCS_ERR_NO_MESSAGE;
 }
 
-ucx_ifunc_context *target_ctx(ucp_worker_h worker)
+// A program polls one worker over and over: the last worker's context
+// without the lock (a pair published once, never freed, like the contexts
+// themselves).
+struct LastTarget {
+    ucp_worker_h worker;
+    ucx_ifunc_context *ctx;
+};
+std::atomic<const LastTarget *> g_last_target{nullptr};
+
+// target_ctx() for another worker than the last one (noinline: its lock and
+// map would weigh on every poll's frame).
+__attribute__((noinline)) ucx_ifunc_context *target_ctx_slow(ucp_worker_h worker)
 {
-    // A program polls one worker over and over: the last worker's context
-    // without the lock (a pair published once, never freed, like the
-    // contexts themselves).
-    struct Last {
-        ucp_worker_h worker;
-        ucx_ifunc_context *ctx;
-    };
-    static std::atomic<const Last *> last{nullptr};
-    const Last *l = last.load(std::memory_order_acquire);
-    if (l && l->worker == worker) return l->ctx;
     std::lock_guard<std::mutex> guard(g_lock);
-    static std::map<ucp_worker_h, Last> pairs;
+    static std::map<ucp_worker_h, LastTarget> pairs;
     auto &ctx = g_targets[worker];
     if (!ctx) {
         ctx = new ucx_ifunc_context(config_get_ull("XRDMA_CODE_CACHE_SIZE"));
@@ -142,9 +146,54 @@ ucx_ifunc_context *target_ctx(ucp_worker_h worker)
         ctx->params.size = 1;
         ctx->am_enabled = false;  // frames only: leave the worker's AM ids alone
     }
-    auto it = pairs.emplace(worker, Last{worker, ctx}).first;
-    last.store(&it->second, std::memory_order_release);
+    auto it = pairs.emplace(worker, LastTarget{worker, ctx}).first;
+    g_last_target.store(&it->second, std::memory_order_release);
     return ctx;
+}
+
+inline ucx_ifunc_context *target_ctx(ucp_worker_h worker)
+{
+    const LastTarget *l = g_last_target.load(std::memory_order_acquire);
+    return l && l->worker == worker ? l->ctx : target_ctx_slow(worker);
+}
+
+// ucp_poll_ifunc() with nothing to run (the common case of a polling loop):
+// no more work than a progress call, but now and then a look for refusals
+// of this program's own messages.
+inline ucs_status_t poll_idle(ucp_context_h context, ucp_worker_h worker)
+{
+    ucp_worker_progress(worker);
+    if (__builtin_expect(++t_idle_polls % kWatchEvery == 0, 0)) return watch_refusals(context);
+    return UCS_ERR_NO_MESSAGE;
+}
+
+// ucp_poll_ifunc() with a frame in @p buf (its ready word @p ready): the
+// warm one (compat/poll_warm.h) runs here, any other in frame_poll(). A
+// message consumed without running to its end (refused, or its main
+// faulted) is discarded, as the published implementation says it.
+__attribute__((noinline)) XRDMA_HOT ucs_status_t poll_frame(ucp_context_h context, uint8_t *buf, size_t buffer_size,
+                                                            void *target_args, ucp_worker_h worker, uint64_t ready)
+{
+    ucx_ifunc_context *ctx = target_ctx(worker);
+    ucx_ifunc_status_t st;
+    if (ready != kFrameStored || ctx->in_dispatch || !frame_run_warm(ctx, buf, buffer_size, target_args, &st))
+        st = frame_poll(ctx, buf, buffer_size, target_args);
+    if (st == UCX_IFUNC_INPROGRESS) return poll_idle(context, worker);
+    t_idle_polls = 0;
+    return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;
+}
+
+// Whether the @p n payload bytes at @p a and @p b are the same: one word
+// compare for a payload of up to 8 bytes (a frame pads its payload to 8
+// bytes: the whole word is there to read; wire.h: little-endian hosts).
+inline bool same_payload(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n > 8) return same_bytes(a, b, n);
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    const uint64_t mask = n == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
+    return ((x ^ y) & mask) == 0;
 }
 
 // What building and sending a message return (ucp_poll_ifunc() says
@@ -381,7 +430,7 @@ ucs_status_t ucp_ifunc_msg_get_payload_ptr(ucp_ifunc_msg_t *msg_p, void **payloa
     return UCS_OK;
 }
 
-ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr, ucp_rkey_h rkey)
+XRDMA_HOT ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remote_addr, ucp_rkey_h rkey)
 {
     if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
     ucp_ifunc *f = msg.ifunc_h;
@@ -409,7 +458,7 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
     ucp_ifunc::Bare &b = *f->last_bare;
     const uint8_t *src = static_cast<const uint8_t *>(msg.frame) + b.msg_args_off;
     uint8_t *dst = static_cast<uint8_t *>(b.frame.frame) + b.args_off;
-    if (!same_bytes(dst, src, b.args_len)) {
+    if (!same_payload(dst, src, b.args_len)) {
         memcpy(dst, src, b.args_len);
         frame_seal(&b.frame);
     }
@@ -418,27 +467,17 @@ ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uint64_t remo
     return st;
 }
 
-ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size, void *target_args,
-                            ucp_worker_h worker)
+XRDMA_HOT ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size, void *target_args,
+                                      ucp_worker_h worker)
 {
     if (!buffer || !worker) return UCS_ERR_INVALID_PARAM;
-    // Nothing there yet (the common case of a polling loop): no more work,
-    // but now and then a look for refusals of this program's own messages.
-    const uint64_t ready = buffer_size >= 8 ? *static_cast<const volatile uint64_t *>(buffer) : kFrameReady;
-    ucx_ifunc_status_t st = UCX_IFUNC_INPROGRESS;
-    if (ready == kFrameReady || ready == kFrameStored) {
-        std::string why;
-        st = frame_poll(target_ctx(worker), buffer, buffer_size, target_args, &why);
+    // (A buffer smaller than any frame never holds one.)
+    if (buffer_size >= sizeof(FrameHdr) + 8) {
+        const uint64_t ready = __atomic_load_n(static_cast<const uint64_t *>(buffer), __ATOMIC_ACQUIRE);
+        if (ready == kFrameStored || ready == kFrameReady)
+            return poll_frame(context, static_cast<uint8_t *>(buffer), buffer_size, target_args, worker, ready);
     }
-    if (st == UCX_IFUNC_INPROGRESS) {
-        ucp_worker_progress(worker);
-        if (__builtin_expect(++t_idle_polls % kWatchEvery == 0, 0)) return watch_refusals(context);
-        return UCS_ERR_NO_MESSAGE;
-    }
-    t_idle_polls = 0;
-    // A message consumed without running to its end (refused, or its main
-    // faulted): discarded, as the published implementation says it.
-    return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;
+    return poll_idle(context, worker);
 }
 
 }  // extern "C"

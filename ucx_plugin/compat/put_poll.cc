@@ -8,9 +8,11 @@
 // frame and copies only its header and payload.
 #include "compat/put_poll.h"
 
+#include "compat/poll_warm.h"
 #include "xrdma_common/bytes.h"
 #include "run/context.h"
 #include "run/fault.h"
+#include "xrdma_common/hot.h"
 #include "xrdma_common/log.h"
 
 #include <algorithm>
@@ -100,14 +102,6 @@ bool header_complete(const FrameHdr &h)
     return h.args_off == args_off && h.frame_size == align_up(args_off + h.args_len, 8) + 8;
 }
 
-// Clear a slot's header and trailer: the slot is free for the next frame.
-void consume_slot(uint8_t *buf, size_t trailer_off)
-{
-    memset(buf, 0, sizeof(FrameHdr));
-    if (trailer_off) memset(buf + trailer_off, 0, 8);
-    std::atomic_thread_fence(std::memory_order_release);
-}
-
 // Frames up to this size are copied onto the poller's stack (one without
 // code and with a payload of up to some 900 bytes).
 constexpr size_t kStackFrame = 1024;
@@ -119,6 +113,39 @@ struct Resolved {
     void *fn = nullptr;
     const std::string *entry = nullptr;  // its name, kept by the image
 };
+
+// The code the warm frame resolved to.
+inline Resolved warm_resolved(const PollWarm &w)
+{
+    Resolved r;
+    r.img = w.img;
+    r.fn = w.fn;
+    r.entry = w.entry;
+    return r;
+}
+
+// Keep frame @p f (its header @p h, checked; its code resolved as @p r) as
+// the warm one (PollWarm), if it has no code, a short name and a payload the
+// short path copies.
+inline void warm_keep(ucx_ifunc_context *ctx, const FrameHdr &h, const uint8_t *f, const Resolved &r)
+{
+    if ((h.flags & kFrameHasCode) || h.args_off > sizeof(FrameHdr) + PollWarm::kMaxName ||
+        align_up(h.args_len, 8) > kWarmArgs)
+        return;
+    PollWarm &w = ctx->poll_warm;
+    // (args_off is 16-aligned and past the name: frame_hdr_ok())
+    w.name_lanes = unsigned(h.args_off - sizeof(FrameHdr)) / sizeof(PollWarm::Lane);
+    memcpy(w.want, &h, sizeof(h));
+    memcpy(reinterpret_cast<uint8_t *>(w.want) + sizeof(h), f + sizeof(h), h.args_off - sizeof(h));
+    w.frame_size = h.frame_size;
+    w.args_off = h.args_off;
+    w.args_len = h.args_len;
+    w.flags = h.flags;
+    w.cache_changes = ctx->cache.changes();
+    w.img = r.img;
+    w.fn = r.fn;
+    w.entry = r.entry;
+}
 
 // The code of a frame without code that names the image run last and its
 // last entry (a stream of frames to one ifunc): the cache's most recent
@@ -156,31 +183,31 @@ __attribute__((noinline)) ucx_ifunc_status_t find_frame_code(ucx_ifunc_context *
 
 // Find (or load) the code and entry frame @p frame names (@p h: its header,
 // checked; the frame's bytes after it, a private copy or a stored frame in
-// its slot: read here, before the slot is consumed).
+// its slot: read here, before the slot is consumed), and keep the frame as
+// the warm one.
 inline ucx_ifunc_status_t frame_resolve(ucx_ifunc_context *ctx, const FrameHdr &h, const uint8_t *frame,
                                         Resolved *r, std::string *why)
 {
     const uint8_t *entry = frame + sizeof(FrameHdr);
-    return last_run(ctx, h, entry, r) ? UCX_IFUNC_OK : find_frame_code(ctx, h, entry, r, why);
+    const ucx_ifunc_status_t st = last_run(ctx, h, entry, r) ? UCX_IFUNC_OK : find_frame_code(ctx, h, entry, r, why);
+    if (st == UCX_IFUNC_OK) warm_keep(ctx, h, frame, *r);
+    return st;
 }
 
-// A published-API entry that faulted or ran out of time: its image is
-// quarantined.
-__attribute__((noinline, cold)) ucx_ifunc_status_t contained(ucx_ifunc_context *ctx, const FrameHdr &h,
-                                                             const Resolved &r, const FaultInfo &fault,
-                                                             std::string *why)
+// A published-API entry (@p entry of @p img) that faulted or ran out of
+// time: its image is quarantined.
+__attribute__((noinline, cold)) ucx_ifunc_status_t contained(ucx_ifunc_context *ctx, const CachedImage *img,
+                                                             const std::string &entry, std::string *why)
 {
-    Hash hash;
-    memcpy(hash.data(), h.hash, hash.size());
-    ucx_ifunc_status_t st = fault_status(fault, *r.entry, why);
-    quarantine(ctx, hash, *why);
+    ucx_ifunc_status_t st = fault_status(last_fault(), entry, why);
+    quarantine(ctx, img->view.hash, *why);
     return st;
 }
 
 // A native frame's entry (ucx_ifunc_frame_create()), through the layer's
 // dispatch hook, which may progress this context while the entry runs (and
 // so change the cache): the image is held.
-__attribute__((noinline)) ucx_ifunc_status_t native_call(ucx_ifunc_context *ctx, const FrameHdr &h, Resolved &r,
+__attribute__((noinline)) ucx_ifunc_status_t native_call(ucx_ifunc_context *ctx, uint32_t args_len, Resolved &r,
                                                          uint8_t *args, void *target_args, std::string *why)
 {
     if (!r.held) r.held = ctx->cache.front_shared();
@@ -190,33 +217,25 @@ __attribute__((noinline)) ucx_ifunc_status_t native_call(ucx_ifunc_context *ctx,
     x.entry = r.entry;
     x.target_args = target_args;
     x.next_call(ctx->params.rank);
-    return entry_outcome(x, dispatch_entry(ctx, &x, r.fn, args, h.args_len), why);
+    return entry_outcome(x, dispatch_entry(ctx, &x, r.fn, args, args_len), why);
 }
 
-// Run a resolved frame's entry on @p args (private: its slot is consumed).
-inline __attribute__((always_inline)) ucx_ifunc_status_t frame_call(ucx_ifunc_context *ctx, const FrameHdr &h,
-                                                                  Resolved &r, uint8_t *args, void *target_args,
-                                                                  std::string *why)
+// Run a resolved frame's entry (its header's @p flags) on @p args_len bytes
+// at @p args (private: its slot is consumed).
+inline __attribute__((always_inline)) ucx_ifunc_status_t frame_call(ucx_ifunc_context *ctx, uint8_t flags,
+                                                                  uint32_t args_len, Resolved &r, uint8_t *args,
+                                                                  void *target_args, std::string *why)
 {
-    if (h.flags & kFrameCompat) {
-        // Nothing changes this context's cache while <name>_main runs (the
-        // published API's ifunc cannot poll it: in_dispatch), so the image
-        // needs no reference of its own here.
-        auto main_fn = reinterpret_cast<void (*)(void *, size_t, void *)>(r.fn);
-        FaultInfo fault;
-        ctx->in_dispatch++;
-        t_dispatching++;
-        guarded_call_compat(r.img->code.get(), main_fn, args, h.args_len, target_args, &fault);
-        t_dispatching--;
-        ctx->in_dispatch--;
-        ctx->stats.executed++;
-        return fault.signal || fault.timeout ? contained(ctx, h, r, fault, why) : UCX_IFUNC_OK;
+    if (flags & kFrameCompat) {
+        const int rc = compat_call(ctx, r.img, r.fn, args, args_len, target_args);
+        return __builtin_expect(rc == 0, 1) ? UCX_IFUNC_OK : contained(ctx, r.img, *r.entry, why);
     }
-    return native_call(ctx, h, r, args, target_args, why);
+    return native_call(ctx, args_len, r, args, target_args, why);
 }
 
 // A frame that cannot run: counted and logged (the slot is consumed).
-ucx_ifunc_status_t dropped(ucx_ifunc_context *ctx, ucx_ifunc_status_t st, const std::string &why)
+__attribute__((noinline, cold)) ucx_ifunc_status_t dropped(ucx_ifunc_context *ctx, ucx_ifunc_status_t st,
+                                                           const std::string &why)
 {
     ctx->stats.rejected++;
     XRDMA_WARN("put-and-poll frame dropped: %s", why.c_str());
@@ -253,8 +272,9 @@ __attribute__((noinline, cold)) ucx_ifunc_status_t refused(ucx_ifunc_context *ct
 // there, the ready word last after a release fence, so that all of it is
 // visible once that word is (no checksum to verify). Only the header and
 // the payload are copied; the entry name and code are read where they are,
-// before the slot is consumed. (The common case, a small payload for the
-// code run last, takes stored_warm() instead.)
+// before the slot is consumed. (The common case, the warm frame again, takes
+// frame_run_warm() instead; a small payload for the code run last,
+// stored_warm().)
 __attribute__((noinline)) ucx_ifunc_status_t stored_frame(ucx_ifunc_context *ctx, uint8_t *buf, size_t buffer_size,
                                                           void *target_args, std::string *why)
 {
@@ -289,13 +309,10 @@ __attribute__((noinline)) ucx_ifunc_status_t stored_frame(ucx_ifunc_context *ctx
     // Consumed before the function runs, as the published API does: an
     // answer its reply provokes may land in this slot while it runs.
     consume_slot(buf, h.frame_size - 8);
-    st = frame_call(ctx, h, r, args, target_args, why);
+    st = frame_call(ctx, h.flags, h.args_len, r, args, target_args, why);
     if (!big.empty() && ctx->poll_copy.capacity() < big.capacity()) ctx->poll_copy = std::move(big);
     return st == UCX_IFUNC_OK ? st : dropped(ctx, st, *why);
 }
-
-// A stored frame's payload of up to this size is copied by stored_warm().
-constexpr size_t kWarmArgs = 64;
 
 // stored_frame() for a well-formed frame without code, with a payload of up
 // to kWarmArgs bytes, for the entry run last (last_run()): everything on the
@@ -311,28 +328,25 @@ inline ucx_ifunc_status_t stored_warm(ucx_ifunc_context *ctx, uint8_t *buf, size
         uint64_t tail;
         memcpy(&tail, buf + h.frame_size - 8, 8);
         if (frame_hdr_ok(h, tail, buffer_size) && last_run(ctx, h, buf + sizeof(FrameHdr), &r)) {
+            warm_keep(ctx, h, buf, r);
             alignas(16) uint8_t args[kWarmArgs];
             copy_bytes(args, buf + h.args_off, args_len);
             consume_slot(buf, h.frame_size - 8);
-            const ucx_ifunc_status_t st = frame_call(ctx, h, r, args, target_args, why);
+            const ucx_ifunc_status_t st = frame_call(ctx, h.flags, h.args_len, r, args, target_args, why);
             return st == UCX_IFUNC_OK ? st : dropped(ctx, st, *why);
         }
     }
     return stored_frame(ctx, buf, buffer_size, target_args, why);
 }
 
-}  // namespace
-
-ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
-                              void *target_args, std::string *why)
+// The frame of a put (ready word kFrameReady), once it is all there: the
+// checksum is verified over a private copy, and everything after reads
+// that copy: the origin may be writing the buffer meanwhile (a put's bytes
+// land in any order), so a test on the live buffer followed by a second
+// read could take a header or payload that changed between.
+__attribute__((noinline)) ucx_ifunc_status_t put_frame(ucx_ifunc_context *ctx, uint8_t *buf, size_t buffer_size,
+                                                       void *target_args, std::string *why)
 {
-    // Injected functions run one at a time: a poll from inside one (which
-    // could also change the code cache under it) finds nothing.
-    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
-    auto *buf = static_cast<uint8_t *>(buffer);
-    const uint64_t ready = __atomic_load_n(reinterpret_cast<const uint64_t *>(buf), __ATOMIC_ACQUIRE);
-    if (ready == kFrameStored) return stored_warm(ctx, buf, buffer_size, target_args, why);
-    if (ready != kFrameReady) return UCX_IFUNC_INPROGRESS;
     FrameHdr h;
     memcpy(&h, buf, sizeof(h));
     if (h.frame_size > buffer_size) {
@@ -346,10 +360,6 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
     uint64_t tail;
     memcpy(&tail, buf + h.frame_size - 8, 8);
     if (tail != h.nonce) return UCX_IFUNC_INPROGRESS;  // cheap test before copying
-    // The checksum is verified over a private copy, and everything after
-    // reads that copy: the origin may be writing the buffer meanwhile (a
-    // put's bytes land in any order), so a test on the live buffer followed
-    // by a second read could take a header or payload that changed between.
     // A small frame (the common one: no code) is copied onto the stack, a
     // larger one into the context's reused vector (a nested poll, from inside
     // an entry, takes an empty vector of its own).
@@ -367,21 +377,65 @@ ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffe
     ucx_ifunc_status_t st = UCX_IFUNC_INPROGRESS;
     if (h.frame_size == size && frame_checksum(copy, size) == h.checksum) {
         memcpy(&tail, copy + size - 8, 8);
-        st = frame_hdr_ok(h, tail, size) ? UCX_IFUNC_OK : frame_check_hdr(h, copy, size, why);
         Resolved r;
-        if (st == UCX_IFUNC_OK) st = frame_resolve(ctx, h, copy, &r, why);
+        if (tail == h.nonce && size == ctx->poll_warm.frame_size && warm_match(ctx, copy)) {
+            r = warm_resolved(ctx->poll_warm);
+            st = UCX_IFUNC_OK;
+        } else {
+            st = frame_hdr_ok(h, tail, size) ? UCX_IFUNC_OK : frame_check_hdr(h, copy, size, why);
+            if (st == UCX_IFUNC_OK) st = frame_resolve(ctx, h, copy, &r, why);
+        }
         if (st != UCX_IFUNC_OK) {
             refused(ctx, buf, buffer_size, size - 8, h, st, *why);
         } else {
             // Consumed before the function runs, as the published API does:
             // an answer its reply provokes may land in this slot while it runs.
             consume_slot(buf, size - 8);
-            st = frame_call(ctx, h, r, copy + h.args_off, target_args, why);
+            st = frame_call(ctx, h.flags, h.args_len, r, copy + h.args_off, target_args, why);
             if (st != UCX_IFUNC_OK) dropped(ctx, st, *why);
         }
     }
     if (!big.empty() && ctx->poll_copy.capacity() < big.capacity()) ctx->poll_copy = std::move(big);
     return st;
+}
+
+// frame_poll() for every frame but the warm one stored again: with a
+// message for the reason a frame is refused.
+__attribute__((noinline)) ucx_ifunc_status_t poll_other(ucx_ifunc_context *ctx, uint8_t *buf, size_t buffer_size,
+                                                        void *target_args, uint64_t ready)
+{
+    std::string why;
+    return ready == kFrameStored ? stored_warm(ctx, buf, buffer_size, target_args, &why)
+                                 : put_frame(ctx, buf, buffer_size, target_args, &why);
+}
+
+}  // namespace
+
+ucx_ifunc_status_t warm_other(ucx_ifunc_context *ctx, uint8_t *args, void *target_args)
+{
+    const PollWarm &w = ctx->poll_warm;
+    std::string why;
+    ucx_ifunc_status_t st;
+    if (w.flags & kFrameCompat) {
+        st = contained(ctx, w.img, *w.entry, &why);
+    } else {
+        Resolved r = warm_resolved(w);
+        st = native_call(ctx, w.args_len, r, args, target_args, &why);
+    }
+    return st == UCX_IFUNC_OK ? st : dropped(ctx, st, why);
+}
+
+XRDMA_HOT ucx_ifunc_status_t frame_poll(ucx_ifunc_context *ctx, void *buffer, size_t buffer_size, void *target_args)
+{
+    // Injected functions run one at a time: a poll from inside one (which
+    // could also change the code cache under it) finds nothing.
+    if (ctx->in_dispatch) return UCX_IFUNC_INPROGRESS;
+    auto *buf = static_cast<uint8_t *>(buffer);
+    const uint64_t ready = __atomic_load_n(reinterpret_cast<const uint64_t *>(buf), __ATOMIC_ACQUIRE);
+    ucx_ifunc_status_t st;
+    if (ready == kFrameStored && frame_run_warm(ctx, buf, buffer_size, target_args, &st)) return st;
+    if (ready != kFrameStored && ready != kFrameReady) return UCX_IFUNC_INPROGRESS;
+    return poll_other(ctx, buf, buffer_size, target_args, ready);
 }
 
 }  // namespace xrdma
@@ -431,8 +485,7 @@ ucx_ifunc_status_t ucx_ifunc_poll(ucx_ifunc_context_h ctx, void *buffer, size_t 
 {
     if (!ctx || !buffer) return UCX_IFUNC_ERR_INVALID_PARAM;
     if (buffer_size < sizeof(FrameHdr) + 8) return UCX_IFUNC_ERR_INVALID_PARAM;
-    std::string why;
-    return frame_poll(ctx, buffer, buffer_size, target_args, &why);
+    return frame_poll(ctx, buffer, buffer_size, target_args);
 }
 
 }  // extern "C"

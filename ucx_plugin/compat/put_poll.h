@@ -2,9 +2,10 @@
 // published-API compatibility layer.
 // The origin writes a frame with one put, or where UCX maps the target
 // buffer with its own stores, the ready word last; the target runs a frame
-// for the code it ran last without a lookup, and a frame refused before it
-// ran leaves a refusal record in its slot (FrameRefusal, wire.h) for the
-// origin to read back (frame_watch.h).
+// laid out and named like the last one it looked up (PollWarm,
+// poll_warm.h) without header checks or a lookup, and a frame refused
+// before it ran leaves a refusal record in its slot (FrameRefusal, wire.h)
+// for the origin to read back (frame_watch.h).
 #pragma once
 
 #include "image/image.h"
@@ -56,8 +57,10 @@ inline ucx_ifunc_status_t frame_send(ucp_ep_h ep, const ucx_ifunc_frame_t *frame
     }
     return frame_put(ep, frame, remote_addr, rkey);
 }
-// Run the frame in @p buffer if it is complete (see ucx_ifunc_poll()).
+// Run the frame in @p buffer if it is complete (see ucx_ifunc_poll();
+// @p buffer_size at least sizeof(FrameHdr) + 8). A frame that is refused or
+// fails is logged with the reason.
 ucx_ifunc_status_t frame_poll(struct ucx_ifunc_context *ctx, void *buffer, size_t buffer_size,
-                              void *target_args, std::string *why);
+                              void *target_args);
 
 }  // namespace xrdma

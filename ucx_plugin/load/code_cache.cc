@@ -101,6 +101,7 @@ ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t
         lru_.pop_back();
     }
     img->serial = ++inserts_;
+    ++changes_;
     lru_.push_front(h);
     map_.emplace(h, Slot{img, lru_.begin()});
     front_ = img;
@@ -110,6 +111,7 @@ ucx_ifunc_status_t CodeCache::insert(const Hash &h, const uint8_t *bytes, size_t
 
 void CodeCache::clear()
 {
+    ++changes_;
     front_.reset();
     map_.clear();
     lru_.clear();

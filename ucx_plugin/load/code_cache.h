@@ -73,6 +73,9 @@ public:
 
     void clear();
     size_t size() const { return map_.size(); }
+    // Changes whenever an image is put in or dropped (an insert, which may
+    // evict one, or a clear): while it has not, a cached image stays.
+    uint64_t changes() const { return changes_; }
 
 private:
     using Lru = std::list<Hash>;
@@ -85,6 +88,7 @@ private:
     std::unordered_map<Hash, Slot, HashKey> map_;
     std::shared_ptr<CachedImage> front_;  // the image at lru_.front()
     uint64_t inserts_ = 0;
+    uint64_t changes_ = 0;
 };
 
 }  // namespace xrdma

@@ -278,6 +278,25 @@ struct BoundEntry {
     void *fn = nullptr;
     SendMemo out;  // where it was forwarded (by rank)
 };
+// compat/poll_warm.h: the last frame without code that frame_poll()
+// checked and looked up the slow way, by the words that lay it out and name
+// its code (all of its header but the ready word, nonce and checksum, then
+// its entry name and padding up to the payload), and what it resolved to. A
+// frame with the same words needs neither the header checks nor the lookup
+// while the code cache keeps that image (nothing put into it or dropped from
+// it since: cache_changes) and nothing is quarantined.
+struct PollWarm {
+    using Lane = uint64_t __attribute__((vector_size(16)));
+    static constexpr size_t kMaxName = 48;  // longer entry names are not kept
+    Lane want[(sizeof(FrameHdr) + kMaxName) / sizeof(Lane)] = {};  // the frame's first bytes
+    unsigned name_lanes = 0;  // of want, after the header (0: nothing kept)
+    uint32_t frame_size = 0, args_off = 0, args_len = 0;  // (as in want)
+    uint8_t flags = 0;
+    uint64_t cache_changes = 0;
+    const CachedImage *img = nullptr;
+    void *fn = nullptr;
+    const std::string *entry = nullptr;  // the entry's name, kept by img
+};
 // At a sender, what it bound on an endpoint; announce: the next invocation
 // of it goes in full again (binds anew), as after a need-bind answer.
 struct BoundSlot {
@@ -297,7 +316,7 @@ struct AckBatch {
 }  // namespace xrdma
 
 struct ucx_ifunc_context {
-    ucx_ifunc_context_params_t params;
+    ucx_ifunc_context_params_t params{};
     bool am_enabled;
     uint16_t am_invoke, am_reply;  // AM ids of this context
     int in_dispatch = 0;  // >0 while an entry runs: no nested dispatch
@@ -352,6 +371,7 @@ struct ucx_ifunc_context {
     // Images whose code faulted here: refused from then on.
     std::unordered_set<xrdma::Hash, xrdma::HashKey> quarantined;
     xrdma::CodeCache cache;
+    xrdma::PollWarm poll_warm;
     std::deque<std::unique_ptr<xrdma::QueuedIncoming>> incoming;
     // Handled messages kept for reuse: their buffers keep their capacity, so
     // a steady stream of messages allocates nothing.

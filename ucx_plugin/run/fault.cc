@@ -388,21 +388,20 @@ __attribute__((noinline)) int run_guarded_other(const LoadedCode *code, A... a)
     return g->timed ? call_guarded<Op, true, A...>(a..., g, code) : call_guarded<Op, false, A...>(a..., g, code);
 }
 
-// Run Op::call(a...) under this thread's guard, for the code Op::code(a...)
+// Run Op::call(a...) under this thread's guard, for the code @p code
 // (see call_guarded()). One test per call: t_fast_guard's code is null only
-// when an untimed call can start on a ready guard.
+// when an untimed call can start on a ready guard. (The code is not one of
+// a...: with the guard, up to six arguments, the registers that carry them.)
 template <typename Op, typename... A>
-inline int run_guarded(A... a)
+inline int run_guarded(const LoadedCode *code, A... a)
 {
     Guard *const g = t_fast_guard;
-    const LoadedCode *const code = Op::code(a...);
     if (__builtin_expect(code && !g->code, 1)) return call_guarded<Op, false, A...>(a..., g, code);
     return run_guarded_other<Op>(code, a...);
 }
 // guarded_entry's Op: the chain of run_chain() for the image's code; a
 // fault fails the invocation.
 struct EntryOp {
-    static const LoadedCode *code(xrdma_ctx *x, const void *, size_t) { return x->image ? x->image->code.get() : nullptr; }
     static int call(xrdma_ctx *x, const void *args, size_t len) { return run_chain(x, args, len); }
     __attribute__((noinline, cold)) static int failed(const FaultInfo &info, xrdma_ctx *x, const void *, size_t)
     {
@@ -414,17 +413,12 @@ struct EntryOp {
 // guarded_call_compat's Op: the published API's void entry.
 struct CompatOp {
     using Fn = void (*)(void *, size_t, void *);
-    static const LoadedCode *code(const LoadedCode *code, Fn, void *, size_t, void *, FaultInfo *) { return code; }
-    static int call(const LoadedCode *, Fn fn, void *payload, size_t size, void *target_args, FaultInfo *)
+    static int call(Fn fn, void *payload, size_t size, void *target_args)
     {
         fn(payload, size, target_args);
         return 0;
     }
-    static int failed(const FaultInfo &what, const LoadedCode *, Fn, void *, size_t, void *, FaultInfo *info)
-    {
-        *info = what;
-        return -1;
-    }
+    static int failed(const FaultInfo &, Fn, void *, size_t, void *) { return -1; }
 };
 
 // Names the library function around @p pc: the runtime set's function
@@ -500,13 +494,21 @@ bool faults_contained()
     return on;
 }
 
-XRDMA_HOT int guarded_entry(xrdma_ctx *x, const void *args, size_t len) { return run_guarded<EntryOp>(x, args, len); }
-
-int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
-                        size_t size, void *target_args, FaultInfo *info)
+XRDMA_HOT int guarded_entry(xrdma_ctx *x, const void *args, size_t len)
 {
-    *info = FaultInfo{};
-    return run_guarded<CompatOp>(code, fn, payload, size, target_args, info);
+    return run_guarded<EntryOp>(x->image ? x->image->code.get() : nullptr, x, args, len);
+}
+
+XRDMA_HOT int guarded_call_compat(void (*fn)(void *, size_t, void *), void *payload, size_t size, void *target_args,
+                                  const LoadedCode *code)
+{
+    return run_guarded<CompatOp>(code, fn, payload, size, target_args);
+}
+
+const FaultInfo &last_fault()
+{
+    static const FaultInfo none;
+    return t_guard_p ? t_guard_p->info : none;
 }
 
 ucx_ifunc_status_t fault_status(const FaultInfo &info, const std::string &entry, std::string *why)

@@ -105,9 +105,15 @@ bool faults_contained();
 // own frames. On a contained fault or timeout, returns -1 and sets @p x's
 // failure (fault_status()); otherwise the function's result.
 int guarded_entry(struct xrdma_ctx *x, const void *args, size_t len);
-// The same for the published-API entry void <name>_main(payload, size, target_args).
-int guarded_call_compat(const LoadedCode *code, void (*fn)(void *, size_t, void *), void *payload,
-                        size_t size, void *target_args, FaultInfo *info);
+// The same for the published-API entry void <name>_main(payload, size,
+// target_args): 0, or -1 after a contained fault or timeout, which
+// last_fault() then describes (nothing to fill on the way in: the call is
+// on every put-and-poll frame's path).
+// (@p code last: the other arguments stay in the registers they came in.)
+int guarded_call_compat(void (*fn)(void *, size_t, void *), void *payload, size_t size, void *target_args,
+                        const LoadedCode *code);
+// The last fault or timeout contained on this thread.
+const FaultInfo &last_fault();
 
 // Readable description: "SIGSEGV at address 0x... (pc 0x...)", for a fault
 // in a library function "SIGSEGV at address 0x... in memcpy (libc.so.6,

@@ -153,16 +153,8 @@ void polled_remove(ucx_ifunc_context *ctx)
 ucx_ifunc_status_t send_ring_msg(ucx_ifunc_context *ctx, ucp_ep_h ep, RingKind kind, uint64_t addr,
                                  const void *rkey = nullptr, uint16_t rkey_len = 0, uint32_t slots = 0)
 {
-    RingMsg m{};
-    m.magic = kRingMagic;
-    m.version = kWireVersion;
-    m.kind = kind;
-    m.addr = addr;
-    m.rkey_len = rkey_len;
-    if (kind == kRingOffer) {
-        m.slots = slots;
-        m.slot_size = kRingSlotSize;
-    }
+    const bool is_offer = kind == kRingOffer;  // only an offer carries the ring's geometry
+    const RingMsg m{kRingMagic, kWireVersion, kind, rkey_len, is_offer ? slots : 0, is_offer ? kRingSlotSize : 0, addr};
     return send_control(ctx, ep, &m, sizeof(m), rkey, rkey_len);
 }
 

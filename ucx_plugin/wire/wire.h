@@ -166,16 +166,7 @@ constexpr uint32_t kReplyMagic = 0x50525258;  // "XRRP"
 inline ReplyHdr make_reply_hdr(ReplyKind kind, int32_t status, int32_t rank, uint64_t req_id,
                                uint32_t reply_len = 0, uint16_t msg_len = 0)
 {
-    ReplyHdr h{};
-    h.magic = kReplyMagic;
-    h.version = kWireVersion;
-    h.kind = kind;
-    h.msg_len = msg_len;
-    h.status = status;
-    h.rank = rank;
-    h.req_id = req_id;
-    h.reply_len = reply_len;
-    return h;
+    return ReplyHdr{kReplyMagic, kWireVersion, kind, msg_len, status, rank, req_id, reply_len, 0};
 }
 
 // An invocation header with what every sender sets (@p hash: 32 bytes, or

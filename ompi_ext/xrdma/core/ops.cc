@@ -25,8 +25,10 @@ namespace xrdma::mpi {
 
 namespace {
 
-const char *op_name(int op)
+// The call that made an X-op of kind @p op (@p request: a request variant).
+const char *op_name(int op, bool request)
 {
+    if (request) return op == XRDMA_OP_PUT ? "MPIX_Rxput" : op == XRDMA_OP_GET ? "MPIX_Rxget" : "MPIX_Rxinvoke";
     return op == XRDMA_OP_PUT ? "MPIX_Xput" : op == XRDMA_OP_GET ? "MPIX_Xget" : "MPIX_Xinvoke";
 }
 
@@ -111,7 +113,7 @@ __attribute__((noinline)) void op_done_full(const ucx_ifunc_result_t *res, OpRec
     int err = MPI_SUCCESS;
     if (res->status != UCX_IFUNC_OK)
         err = error_code(error_class_of(res->status),
-                         std::string(op_name(r->op)) + " to rank " + std::to_string(r->target) + ": " +
+                         std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " + std::to_string(r->target) + ": " +
                              ucx_ifunc_status_string(res->status) + " (" + res->message + ")" +
                              (r->count > 1 ? "; it was one of a bundle of " + std::to_string(r->count) +
                                                  " (XRDMA_BUNDLE): those behind it did not run"
@@ -225,11 +227,29 @@ struct SmallInvoke {
     }
 };
 
-// An X-op to @p t, whose process this one has no endpoint to (its address
+// One X-op call's arguments.
+struct Xop {
+    int op;
+    void *origin;
+    int ocount;
+    MPI_Datatype otype;
+    int trank;
+    MPI_Aint tdisp;
+    int tcount;
+    MPI_Datatype ttype;
+    MPIX_Ifunc ifunc;
+    const void *args;
+    int args_size;
+    MPI_Win win;
+    MPI_Request *request;
+};
+
+// X-op @p x, to whose target's process this one has no endpoint (its address
 // was never learnt, or it failed): the error the call reports.
-__attribute__((noinline, cold)) int unreachable(Window *w, int op, int t)
+__attribute__((noinline, cold)) int unreachable(Window *w, const Xop &x)
 {
-    return error_code(MPIX_ERR_PEER, std::string(op_name(op)) + " to rank " + std::to_string(t) +
+    const int t = x.trank;
+    return error_code(MPIX_ERR_PEER, std::string(op_name(x.op, x.request)) + " to rank " + std::to_string(t) +
                                          ": no endpoint to its process (world rank " +
                                          std::to_string(w->group->world[size_t(t)]) + "): it failed, or UCX cannot "
                                          "reach it");
@@ -241,7 +261,7 @@ __attribute__((noinline, cold)) int unreachable(Window *w, int op, int t)
 int refused(OpRecord *r, ucx_ifunc_status_t st, MPI_Request *request, MPI_Request req)
 {
     r->w->pending[size_t(r->target)] -= r->count;
-    const int err = error_code(error_class_of(st), std::string(op_name(r->op)) + " to rank " +
+    const int err = error_code(error_class_of(st), std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " +
                                                        std::to_string(r->target) + ": " + ucx_ifunc_status_string(st));
     release_type(r);
     if (request) {
@@ -389,22 +409,7 @@ void bundle_flush()
 namespace {
 
 // xrdma_mpi_xop() in steps, each returning MPI_SUCCESS or the error the
-// call reports. One call's arguments:
-struct Xop {
-    int op;
-    void *origin;
-    int ocount;
-    MPI_Datatype otype;
-    int trank;
-    MPI_Aint tdisp;
-    int tcount;
-    MPI_Datatype ttype;
-    MPIX_Ifunc ifunc;
-    const void *args;
-    int args_size;
-    MPI_Win win;
-    MPI_Request *request;
-};
+// call reports; one call's arguments: Xop (above).
 
 // No code: exactly MPI_Put / MPI_Get (MPI_Rput / MPI_Rget), with MPI's own
 // argument checks and datatype support (called without the runtime lock).
@@ -426,21 +431,31 @@ int target_blocks(const Xop &x, std::vector<Block> *blocks)
     blocks->clear();
     for (MPI_Datatype t : {x.otype, x.ttype})
         if (!type_ok(t))
-            return error_code(MPI_ERR_TYPE, std::string(op_name(x.op)) + (t == x.otype ? ": origin" : ": target") +
+            return error_code(MPI_ERR_TYPE, std::string(op_name(x.op, x.request)) + (t == x.otype ? ": origin" : ": target") +
                                                 " datatype: " +
                                                 (t == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype"));
     std::string why;
     if (flatten(x.ttype, x.tcount, blocks, &why) != MPI_SUCCESS)
-        return error_code(MPI_ERR_TYPE, std::string(op_name(x.op)) + ": target datatype: " + why);
+        return error_code(MPI_ERR_TYPE, std::string(op_name(x.op, x.request)) + ": target datatype: " + why);
     // Sizes need not match: the ifunc decides what the data means (an
     // Xget may reply 8 bytes about a whole region).
     int osize;
     MPI_Type_size(x.otype, &osize);
     if (x.ocount && !x.origin && osize)
-        return error_code(MPI_ERR_BUFFER, std::string(op_name(x.op)) + ": origin_addr is NULL but the origin " +
+        return error_code(MPI_ERR_BUFFER, std::string(op_name(x.op, x.request)) + ": origin_addr is NULL but the origin " +
                                               "data is " + std::to_string(int64_t(x.ocount) * osize) + " bytes");
     return MPI_SUCCESS;
 }
+
+// @p r as the record of X-op @p x on @p w, its request not started.
+inline OpRecord *record_of(const Xop &x, Window *w, OpRecord *r)
+{
+    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    return r;
+}
+
+// The header of a small Xinvoke @p x on @p w (no extension).
+inline OpHdr small_hdr(const Xop &x, const Window *w) { return OpHdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0}; }
 
 // The common X-op, an Xinvoke of a few bytes of arguments that its target
 // runs and a synchronisation call completes, goes straight to the plugin
@@ -450,8 +465,8 @@ int target_blocks(const Xop &x, std::vector<Block> *blocks)
 int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 {
     const ucp_ep_h ep = w->ep(x.trank);
-    if (__builtin_expect(!ep, 0)) return unreachable(w, x.op, x.trank);
-    const OpHdr hdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0};
+    if (__builtin_expect(!ep, 0)) return unreachable(w, x);
+    const OpHdr hdr = small_hdr(x, w);
     if (bundled(w, x.trank, h)) {
         bundle_add(w, x.trank, h, hdr, x.args, x.args_size);
         issued(rt);
@@ -459,8 +474,7 @@ int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
     }
     SmallInvoke msg;
     const size_t len = msg.build(hdr, x.args, x.args_size);
-    OpRecord *r = op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, op_get());
     w->pending[size_t(x.trank)]++;
     ucx_ifunc_status_t st = ucx_ifunc_invoke_nbx(h, ep, msg.bytes, len, lazy_ack(w, x.trank), op_done, r);
     if (st != UCX_IFUNC_INPROGRESS) return refused(r, st, nullptr, MPI_REQUEST_NULL);
@@ -474,11 +488,10 @@ int send_small_invoke(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 // (~40 instructions per op at the origin).
 int run_small_invoke_here(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h)
 {
-    const OpHdr hdr{kOpMagic, uint8_t(x.op), 0, 0, w->id, x.tdisp, 0, 0};
+    const OpHdr hdr = small_hdr(x, w);
     SmallInvoke msg;
     const size_t len = msg.build(hdr, x.args, x.args_size);
-    OpRecord *r = op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, op_get());
     w->pending[size_t(x.trank)]++;  // before: the run completes inside the call
     const ucx_ifunc_status_t st =
         ucx_ifunc_invoke_local(h, w->group->world[size_t(x.trank)], msg.bytes, len, op_done, r);
@@ -510,7 +523,7 @@ int incoming_data(const Xop &x, Window *w, bool here, OpHdr *hdr, IncomingRef *r
             streamed = kReplyStream;
     }
     if (streamed) {
-        const int err = stream_expose(op_name(x.op), w->rank, x.origin, x.ocount, x.otype, MPI_COMM_WORLD, so);
+        const int err = stream_expose(op_name(x.op, x.request), w->rank, x.origin, x.ocount, x.otype, MPI_COMM_WORLD, so);
         if (err != MPI_SUCCESS) return err;
         hdr->flags |= streamed;
         *packed = int(so->wire.size());
@@ -523,8 +536,7 @@ int incoming_data(const Xop &x, Window *w, bool here, OpHdr *hdr, IncomingRef *r
 // has one.
 OpRecord *op_record(const Xop &x, Window *w, const StreamOut &so, bool pushed)
 {
-    OpRecord *r = x.request ? new OpRecord : op_get();
-    *r = OpRecord{w, x.trank, x.op, x.origin, x.ocount, x.otype, false, MPI_REQUEST_NULL};
+    OpRecord *r = record_of(x, w, x.request ? new OpRecord : op_get());
     r->memh = so.memh;
     r->staged = so.staged;
     r->pushed = pushed;
@@ -547,7 +559,7 @@ OpRecord *op_record(const Xop &x, Window *w, const StreamOut &so, bool pushed)
 int send_xop(Runtime &rt, const Xop &x, Window *w, ucx_ifunc_h h, const std::vector<Block> &blocks, bool here)
 {
     const ucp_ep_h ep = here ? nullptr : w->ep(x.trank);
-    if (!here && !ep) return unreachable(w, x.op, x.trank);
+    if (!here && !ep) return unreachable(w, x);
     OpHdr hdr{};
     hdr.magic = kOpMagic;
     hdr.op = uint8_t(x.op);
@@ -614,7 +626,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         // A window XRDMA never saw created: its MPI_Win_* were not the ones
         // called (libmpi ahead of the core in the program's search order).
         if (win == MPI_WIN_NULL) return bad(MPI_ERR_WIN);
-        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) +
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op, request)) +
                                                ": XRDMA is not interposed on this window: libmpix_xrdma_core "
                                                "must come before libmpi (see xrdma(7))"));
     }
@@ -623,23 +635,23 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
         return plain_rma(x);
     }
     if (op != XRDMA_OP_INVOKE && (ocount < 0 || tcount < 0))
-        return bad(error_code(MPI_ERR_COUNT, std::string(op_name(op)) +
+        return bad(error_code(MPI_ERR_COUNT, std::string(op_name(op, request)) +
                                                  (ocount < 0 ? ": origin_count is " + std::to_string(ocount)
                                                              : ": target_count is " + std::to_string(tcount))));
     if (args_size < 0)
-        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args_size is " + std::to_string(args_size) +
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op, request)) + ": args_size is " + std::to_string(args_size) +
                                                ": args are 0 to " + std::to_string(INT_MAX) +
                                                " bytes (INT_MAX, the limit of the int args_size)"));
     if (args_size > 0 && !args)
-        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": args is NULL but args_size is " +
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op, request)) + ": args is NULL but args_size is " +
                                                std::to_string(args_size)));
     if (trank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (trank < 0 || trank >= w->size)
-        return bad(error_code(MPI_ERR_RANK, std::string(op_name(op)) + ": target_rank " + std::to_string(trank) +
+        return bad(error_code(MPI_ERR_RANK, std::string(op_name(op, request)) + ": target_rank " + std::to_string(trank) +
                                                 " is not a rank of the window's group (0 to " +
                                                 std::to_string(w->size - 1) + ") nor MPI_PROC_NULL"));
     if (op == XRDMA_OP_INVOKE && ifunc == nullptr)
-        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op)) + ": ifunc is MPIX_IFUNC_NULL: an Xinvoke has "
+        return bad(error_code(MPI_ERR_ARG, std::string(op_name(op, request)) + ": ifunc is MPIX_IFUNC_NULL: an Xinvoke has "
                                                                        "no data, it needs a function"));
     std::vector<Block> &blocks = blocks_scratch;
     int err = MPI_SUCCESS;
@@ -648,7 +660,7 @@ extern "C" int xrdma_mpi_xop(int op, void *origin, int ocount, MPI_Datatype otyp
     else if ((err = target_blocks(x, &blocks)) != MPI_SUCCESS)
         return bad(err);
     if (__builtin_expect(!w->origin(), 0) && !origin_ready(w, &err))
-        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op)) + ": this window has no X-operations: " +
+        return bad(error_code(MPI_ERR_WIN, std::string(op_name(op, request)) + ": this window has no X-operations: " +
                                                w->unusable));
     ucx_ifunc_h h = window_ifunc(w, ifunc, &err);
     if (!h) return bad(err);

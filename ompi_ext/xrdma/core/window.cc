@@ -49,10 +49,13 @@ bool exec_auto_for(MPI_Info info, bool dflt)
 // is to fail (tests of that error path): the window has no X-operations in
 // this process, as after a real failure, and its X-ops from other
 // processes are refused here with the reason.
+// (The knob read once: a lookup and parse per window was half of what
+// XRDMA did per window that never sees an X-op.)
 bool injected_setup_failure()
 {
+    static const unsigned long long fail_at = config_get_ull("XRDMA_DEBUG_WINDOW_FAIL");
     static unsigned long long setups = 0;
-    return ++setups == config_get_ull("XRDMA_DEBUG_WINDOW_FAIL");
+    return ++setups == fail_at;
 }
 
 // Windows that have no X-operations in this process, by id, with the

@@ -1,7 +1,9 @@
 /* An ifunc library in the published ifunc API's form: counter.so.
  * -DCOUNTER_SLACK=n: the payload bound is n bytes larger than what
  * counter_payload_init writes (a payload it shrinks).
- * -DCOUNTER_CTOR: with a constructor of the author's own (targets refuse it). */
+ * -DCOUNTER_CTOR: with a constructor of the author's own (targets refuse it).
+ * -DCOUNTER_FAULT: a payload with its top bit set is an address counter_main
+ * stores to (shifted left by one: 1 << 63 is a store to address 0). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -35,5 +37,8 @@ void counter_main(void *payload, size_t payload_size, void *target_args)
     uint64_t v;
     if (payload_size != sizeof(v) || !target_args) return;
     memcpy(&v, payload, sizeof(v));
+#ifdef COUNTER_FAULT
+    if (v >> 63) *(volatile uint64_t *)(uintptr_t)(v << 1) = v;
+#endif
     *(uint64_t *)target_args += v;
 }

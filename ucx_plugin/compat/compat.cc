@@ -13,6 +13,7 @@
 #include "xrdma_common/log.h"
 #include "compat/poll_warm.h"
 #include "compat/put_poll.h"
+#include "compat/rkey_memo.h"
 #include "wire/wire.h"
 
 #include <ucs/config/parser.h>
@@ -61,6 +62,8 @@ struct ucp_ifunc {
     ucp_ep_h last_ep = nullptr;
     const void *last_frame = nullptr;
     Bare *last_bare = nullptr;
+    // Where the slots its messages go to are mapped here (shared memory).
+    RkeyPtrMemo mapped;
 };
 
 namespace {
@@ -462,7 +465,8 @@ XRDMA_HOT ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uin
         memcpy(dst, src, b.args_len);
         frame_seal(&b.frame);
     }
-    const ucs_status_t st = to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
+    void *slot = remote_addr % 8 == 0 ? f->mapped.find(rkey, remote_addr) : nullptr;
+    const ucs_status_t st = to_ucs(frame_send_to(ep, &b.frame, remote_addr, rkey, slot));
     if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
     return st;
 }

@@ -363,7 +363,7 @@ __attribute__((always_inline)) inline ucs_status_t send_bare(ucp_ep_h ep, const 
         memcpy(dst, src, b.args_len);
         frame_seal(&b.frame);
     }
-    void *slot = remote_addr % 8 == 0 ? msg.ifunc_h->mapped.find(rkey, remote_addr) : nullptr;
+    void *slot = frame_storable(remote_addr) ? msg.ifunc_h->mapped.find(rkey, remote_addr) : nullptr;
     const ucs_status_t st = to_ucs(frame_send_to(ep, &b.frame, remote_addr, rkey, slot));
     if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
     return st;

@@ -56,12 +56,15 @@ inline ucx_ifunc_status_t frame_send_to(ucp_ep_h ep, const ucx_ifunc_frame_t *fr
     }
     return frame_put(ep, frame, remote_addr, rkey);
 }
-// frame_send_to() where ucp_rkey_ptr() says (an 8-byte aligned slot only).
+// Whether a frame at @p remote_addr may be written with stores where it is
+// mapped (its ready word is stored as one aligned word); else it is put.
+inline bool frame_storable(uint64_t remote_addr) { return remote_addr % 8 == 0; }
+// frame_send_to() where ucp_rkey_ptr() says (a storable slot only).
 inline ucx_ifunc_status_t frame_send(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr,
                                      ucp_rkey_h rkey)
 {
     void *dst;
-    const bool mapped = remote_addr % 8 == 0 && ucp_rkey_ptr(rkey, remote_addr, &dst) == UCS_OK;
+    const bool mapped = frame_storable(remote_addr) && ucp_rkey_ptr(rkey, remote_addr, &dst) == UCS_OK;
     return frame_send_to(ep, frame, remote_addr, rkey, mapped ? dst : nullptr);
 }
 // Run the frame in @p buffer if it is complete (see ucx_ifunc_poll();

@@ -12,6 +12,7 @@ libucx_ifunc_la_SOURCES = \
 	ucx_plugin/run/context.cc ucx_plugin/run/context.h ucx_plugin/run/pending.h ucx_plugin/run/send.cc ucx_plugin/run/receive.cc ucx_plugin/run/arrive.h ucx_plugin/wire/ring.cc ucx_plugin/wire/ring.h ucx_plugin/run/dispatch.cc ucx_plugin/load/code_lookup.cc \
 	ucx_plugin/run/origin.cc ucx_plugin/run/target.cc ucx_plugin/wire/binding.cc \
 	ucx_plugin/compat/put_poll.cc ucx_plugin/compat/put_poll.h ucx_plugin/compat/poll_warm.h ucx_plugin/compat/frame_watch.cc ucx_plugin/compat/frame_watch.h \
+	ucx_plugin/compat/rkey_memo.cc ucx_plugin/compat/rkey_memo.h \
 	ucx_plugin/compat/compat.cc \
 	ucx_plugin/run/fault.cc ucx_plugin/run/fault.h \
 	ucx_plugin/load/policy.cc ucx_plugin/load/policy.h \

@@ -135,6 +135,7 @@ void Cluster::start(int npeers)
         std::vector<uint8_t> rkey(hello.begin() + 17 + long(alen), hello.end());
         q.ep = env.connect(q.address, ep_failed, this);
         if (ucp_ep_rkey_unpack(q.ep, rkey.data(), &q.rkey) != UCS_OK) throw std::runtime_error("rkey");
+        q.packed_rkey = rkey;
         ucx_ifunc_peer_add(ctx, r, q.ep);
     }
     // Everyone knows everyone (rank 0 included) for forwarding.

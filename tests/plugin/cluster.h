@@ -31,6 +31,7 @@ struct Peer {
     std::vector<uint8_t> address;
     uint64_t buffer = 0;
     ucp_rkey_h rkey = nullptr;
+    std::vector<uint8_t> packed_rkey;  // what rkey was unpacked from
 };
 
 class Cluster {

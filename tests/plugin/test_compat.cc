@@ -18,6 +18,8 @@
 #include <cstring>
 #include <numeric>
 #include <tuple>
+#include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -412,6 +414,51 @@ TEST_P(Compat, RefusalReachesTheOrigin)
     ASSERT_TRUE(counter_reaches(5));
     EXPECT_EQ(2u, peer_errors().first);
     EXPECT_EQ(0u, origin_got);
+}
+
+// The origin remembers where the target's slot is mapped (shared memory),
+// but not past the rkey: one destroyed and another unpacked at the same
+// handle address, which maps the slot elsewhere (its old place is taken by
+// a decoy page here), gets the frame into the slot, nothing into the decoy.
+TEST_P(Compat, NewRkeyAtAnOldHandleIsAskedAgain)
+{
+    Dl_info where{};
+    void *destroy = dlsym(RTLD_DEFAULT, "ucp_rkey_destroy");
+    ASSERT_TRUE(destroy && dladdr(destroy, &where) && strstr(where.dli_fname, "libucx_ifunc"))
+        << "this program's ucp_rkey_destroy is not libucx_ifunc's: the origin remembers nothing";
+    poll_mode(2);
+    uint64_t one = 1;
+    ucp_ifunc_msg_t m = msg(reg("gcc", "counter"), &one, sizeof(one));
+    deliver_ones(m, 3);  // the code, then two frames without it through the memo
+    Peer &p = c->peer(1);
+    void *old_map = nullptr;
+    if (ucp_rkey_ptr(p.rkey, p.buffer, &old_map) != UCS_OK) GTEST_SKIP() << "UCX maps no target memory here";
+    const long page = sysconf(_SC_PAGESIZE);
+    auto *old_page = reinterpret_cast<uint8_t *>(uintptr_t(old_map) & ~uintptr_t(page - 1));
+    const ucp_rkey_h old_handle = p.rkey;
+    ucp_rkey_destroy(p.rkey);
+    p.rkey = nullptr;
+    void *decoy = mmap(old_page, size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                       -1, 0);
+    ASSERT_EQ(static_cast<void *>(old_page), decoy) << "UCX kept the old mapping: " << strerror(errno);
+    // UCX hands a freed handle out again (its pool): unpack until it does.
+    std::vector<ucp_rkey_h> others;
+    for (int i = 0; i < 64 && p.rkey != old_handle; ++i) {
+        if (p.rkey) others.push_back(p.rkey);
+        ASSERT_EQ(UCS_OK, ucp_ep_rkey_unpack(p.ep, p.packed_rkey.data(), &p.rkey));
+    }
+    for (ucp_rkey_h r : others) ucp_rkey_destroy(r);
+    ASSERT_EQ(old_handle, p.rkey) << "no new rkey at the old handle's address";
+    void *new_map = nullptr;
+    ASSERT_EQ(UCS_OK, ucp_rkey_ptr(p.rkey, p.buffer, &new_map));
+    ASSERT_NE(old_map, new_map);
+    send(m);
+    const uint64_t decoy_word = *reinterpret_cast<volatile uint64_t *>(static_cast<uint8_t *>(decoy) +
+                                                                       (uintptr_t(old_map) - uintptr_t(old_page)));
+    EXPECT_EQ(0u, decoy_word) << "the frame went where the destroyed rkey mapped the slot";
+    if (decoy_word == 0) EXPECT_TRUE(counter_reaches(4));
+    munmap(decoy, size_t(page));
+    EXPECT_EQ(0u, peer_errors().first);
 }
 
 // A <name>_main that faults is contained at the target, also when it

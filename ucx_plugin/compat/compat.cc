@@ -13,6 +13,7 @@
 #include "xrdma_common/log.h"
 #include "compat/poll_warm.h"
 #include "compat/put_poll.h"
+#include "compat/rkey_memo.h"
 #include "wire/wire.h"
 
 #include <ucs/config/parser.h>
@@ -53,6 +54,7 @@ struct ucp_ifunc {
         uint32_t msg_args_off;  // the payload in msg.frame
         uint32_t args_off;      // ... and in frame
         uint32_t args_len;
+        uint64_t word_mask;     // payload_word_mask(args_len)
         FrameWatch watch;       // the message's last send, for a refusal
     };
     std::unordered_map<const void *, Bare> bare;
@@ -61,6 +63,8 @@ struct ucp_ifunc {
     ucp_ep_h last_ep = nullptr;
     const void *last_frame = nullptr;
     Bare *last_bare = nullptr;
+    // Where the slots its messages go to are mapped here (shared memory).
+    RkeyPtrMemo mapped;
 };
 
 namespace {
@@ -183,16 +187,23 @@ __attribute__((noinline)) XRDMA_HOT ucs_status_t poll_frame(ucp_context_h contex
     return st == UCX_IFUNC_OK ? UCS_OK : UCS_ERR_CANCELED;
 }
 
-// Whether the @p n payload bytes at @p a and @p b are the same: one word
-// compare for a payload of up to 8 bytes (a frame pads its payload to 8
-// bytes: the whole word is there to read; wire.h: little-endian hosts).
-inline bool same_payload(const uint8_t *a, const uint8_t *b, size_t n)
+// The bits of a payload of @p n bytes in its first word, for one word
+// compare of a payload of up to 8 bytes (a frame pads its payload to 8
+// bytes: the whole word is there to read; wire.h: little-endian hosts);
+// 0 for a longer one.
+inline uint64_t payload_word_mask(size_t n)
 {
-    if (n > 8) return same_bytes(a, b, n);
+    return n > 8 ? 0 : n == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
+}
+
+// Whether the @p n payload bytes at @p a and @p b are the same (@p mask:
+// payload_word_mask(n)).
+inline bool same_payload(const uint8_t *a, const uint8_t *b, size_t n, uint64_t mask)
+{
+    if (!mask) return same_bytes(a, b, n);
     uint64_t x, y;
     memcpy(&x, a, 8);
     memcpy(&y, b, 8);
-    const uint64_t mask = n == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1;
     return ((x ^ y) & mask) == 0;
 }
 
@@ -340,6 +351,51 @@ ucs_status_t register_library(const char *name, const std::string &path, ucp_ifu
     return UCS_OK;
 }
 
+// Send message @p msg as its frame without code, @p b (its endpoint has
+// the code), with the payload of msg.frame. Unchanged (a resend), nothing
+// is written into b at all.
+__attribute__((always_inline)) inline ucs_status_t send_bare(ucp_ep_h ep, const ucp_ifunc_msg_t &msg, ucp_ifunc::Bare &b, uint64_t remote_addr,
+                                                              ucp_rkey_h rkey)
+{
+    const uint8_t *src = static_cast<const uint8_t *>(msg.frame) + b.msg_args_off;
+    uint8_t *dst = static_cast<uint8_t *>(b.frame.frame) + b.args_off;
+    if (!same_payload(dst, src, b.args_len, b.word_mask)) {
+        memcpy(dst, src, b.args_len);
+        frame_seal(&b.frame);
+    }
+    void *slot = frame_storable(remote_addr) ? msg.ifunc_h->mapped.find(rkey, remote_addr) : nullptr;
+    const ucs_status_t st = to_ucs(frame_send_to(ep, &b.frame, remote_addr, rkey, slot));
+    if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
+    return st;
+}
+
+// ucp_ifunc_send_nbix() for another message or endpoint than the last.
+__attribute__((noinline)) ucs_status_t send_other(ucp_ep_h ep, const ucp_ifunc_msg_t &msg, uint64_t remote_addr,
+                                                  ucp_rkey_h rkey)
+{
+    ucp_ifunc *f = msg.ifunc_h;
+    if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
+        // First message to this endpoint: with the code, sealed again only
+        // if the caller changed the payload.
+        ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
+        frame_seal(&fr);
+        ucs_status_t st = to_ucs(frame_send(ep, &fr, remote_addr, rkey));
+        if (UCS_STATUS_IS_ERR(st)) return st;
+        f->eps_with_code.insert(ep);
+        auto it = f->bare.find(msg.frame);
+        if (it != f->bare.end()) frame_watch_sent(&it->second.watch, ep, &fr, remote_addr, rkey);
+        return st;
+    }
+    f->last_ep = ep;
+    if (msg.frame != f->last_frame) {
+        auto it = f->bare.find(msg.frame);
+        if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
+        f->last_frame = msg.frame;
+        f->last_bare = &it->second;
+    }
+    return send_bare(ep, msg, *f->last_bare, remote_addr, rkey);
+}
+
 }  // namespace
 
 extern "C" {
@@ -402,7 +458,7 @@ ucs_status_t ucp_ifunc_msg_create(ucp_ifunc_h f, void *source_args, size_t sourc
     auto offset = [](ucx_ifunc_frame_t *fr) {
         return uint32_t(static_cast<uint8_t *>(ucx_ifunc_frame_args(fr, nullptr)) - static_cast<uint8_t *>(fr->frame));
     };
-    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used), {}};
+    f->bare[full.frame] = ucp_ifunc::Bare{bare, offset(&full), offset(&bare), uint32_t(used), payload_word_mask(used), {}};
     *msg_p = ucp_ifunc_msg_t{f, full.frame, full.frame_size};
     return UCS_OK;
 }
@@ -434,37 +490,11 @@ XRDMA_HOT ucs_status_t ucp_ifunc_send_nbix(ucp_ep_h ep, ucp_ifunc_msg_t msg, uin
 {
     if (!ep || !msg.ifunc_h || !msg.frame || !rkey) return UCS_ERR_INVALID_PARAM;
     ucp_ifunc *f = msg.ifunc_h;
-    if (ep != f->last_ep && !f->eps_with_code.count(ep)) {
-        // First message to this endpoint: with the code, sealed again only
-        // if the caller changed the payload.
-        ucx_ifunc_frame_t fr{msg.frame, msg.frame_size};
-        frame_seal(&fr);
-        ucs_status_t st = to_ucs(frame_send(ep, &fr, remote_addr, rkey));
-        if (UCS_STATUS_IS_ERR(st)) return st;
-        f->eps_with_code.insert(ep);
-        auto it = f->bare.find(msg.frame);
-        if (it != f->bare.end()) frame_watch_sent(&it->second.watch, ep, &fr, remote_addr, rkey);
-        return st;
-    }
-    f->last_ep = ep;
-    // The endpoint has the code: the frame without it, with the payload of
-    // msg.frame. Unchanged (a resend), nothing is written at all.
-    if (msg.frame != f->last_frame) {
-        auto it = f->bare.find(msg.frame);
-        if (it == f->bare.end()) return UCS_ERR_INVALID_PARAM;
-        f->last_frame = msg.frame;
-        f->last_bare = &it->second;
-    }
-    ucp_ifunc::Bare &b = *f->last_bare;
-    const uint8_t *src = static_cast<const uint8_t *>(msg.frame) + b.msg_args_off;
-    uint8_t *dst = static_cast<uint8_t *>(b.frame.frame) + b.args_off;
-    if (!same_payload(dst, src, b.args_len)) {
-        memcpy(dst, src, b.args_len);
-        frame_seal(&b.frame);
-    }
-    const ucs_status_t st = to_ucs(frame_send(ep, &b.frame, remote_addr, rkey));
-    if (!UCS_STATUS_IS_ERR(st)) frame_watch_sent(&b.watch, ep, &b.frame, remote_addr, rkey);
-    return st;
+    // The send loop's case: the message sent last, to the endpoint sent to
+    // last (which has the code).
+    if (__builtin_expect(ep == f->last_ep && msg.frame == f->last_frame, 1))
+        return send_bare(ep, msg, *f->last_bare, remote_addr, rkey);
+    return send_other(ep, msg, remote_addr, rkey);
 }
 
 XRDMA_HOT ucs_status_t ucp_poll_ifunc(ucp_context_h context, void *buffer, size_t buffer_size, void *target_args,

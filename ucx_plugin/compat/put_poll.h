@@ -39,23 +39,33 @@ inline ucx_ifunc_status_t frame_put(ucp_ep_h ep, const ucx_ifunc_frame_t *frame,
     ucs_status_ptr_t r = ucp_put_nbx(ep, frame->frame, frame->frame_size, remote_addr, rkey, &p);
     return r == nullptr ? UCX_IFUNC_OK : frame_put_pending(r);
 }
-// Write a sealed frame into the target buffer at @p remote_addr: with this
-// process's own stores where UCX maps that memory here (ucp_rkey_ptr: shared
-// memory), everything but the ready word, then a release fence and the ready
-// word kFrameStored (the target verifies no checksum: what a put costs UCX,
-// and more, saved on both sides); else frame_put(). Inline: a send loop's one
-// call besides UCX's.
-inline ucx_ifunc_status_t frame_send(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr,
-                                     ucp_rkey_h rkey)
+// Write a sealed frame into the target buffer at @p remote_addr: where UCX
+// maps that memory here at @p mapped (ucp_rkey_ptr(): shared memory), with
+// this process's own stores, everything but the ready word, then a release
+// fence and the ready word kFrameStored (the target verifies no checksum:
+// what a put costs UCX, and more, saved on both sides); else (nullptr)
+// frame_put(). Inline: a send loop's one call besides UCX's.
+inline ucx_ifunc_status_t frame_send_to(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr,
+                                        ucp_rkey_h rkey, void *mapped)
 {
-    void *dst;
-    if (remote_addr % 8 == 0 && ucp_rkey_ptr(rkey, remote_addr, &dst) == UCS_OK) {
-        auto *d = static_cast<uint8_t *>(dst);
+    if (mapped) {
+        auto *d = static_cast<uint8_t *>(mapped);
         memcpy(d + 8, static_cast<const uint8_t *>(frame->frame) + 8, frame->frame_size - 8);
         __atomic_store_n(reinterpret_cast<uint64_t *>(d), kFrameStored, __ATOMIC_RELEASE);
         return UCX_IFUNC_OK;
     }
     return frame_put(ep, frame, remote_addr, rkey);
+}
+// Whether a frame at @p remote_addr may be written with stores where it is
+// mapped (its ready word is stored as one aligned word); else it is put.
+inline bool frame_storable(uint64_t remote_addr) { return remote_addr % 8 == 0; }
+// frame_send_to() where ucp_rkey_ptr() says (a storable slot only).
+inline ucx_ifunc_status_t frame_send(ucp_ep_h ep, const ucx_ifunc_frame_t *frame, uint64_t remote_addr,
+                                     ucp_rkey_h rkey)
+{
+    void *dst;
+    const bool mapped = frame_storable(remote_addr) && ucp_rkey_ptr(rkey, remote_addr, &dst) == UCS_OK;
+    return frame_send_to(ep, frame, remote_addr, rkey, mapped ? dst : nullptr);
 }
 // Run the frame in @p buffer if it is complete (see ucx_ifunc_poll();
 // @p buffer_size at least sizeof(FrameHdr) + 8). A frame that is refused or

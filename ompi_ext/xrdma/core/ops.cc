@@ -50,6 +50,9 @@ struct OpRecord {
     unsigned count = 1;        // X-ops it stands for: more for a bundle (bundle.h)
 };
 
+// The call that made X-op @p r.
+const char *op_name(const OpRecord *r) { return op_name(r->op, r->request != MPI_REQUEST_NULL); }
+
 // Records of finished operations, reused (all under Runtime::mu): a stream
 // of X-operations allocates nothing. Request-backed records are freed by
 // MPI (greq_free), outside that lock, and are not pooled.
@@ -113,7 +116,7 @@ __attribute__((noinline)) void op_done_full(const ucx_ifunc_result_t *res, OpRec
     int err = MPI_SUCCESS;
     if (res->status != UCX_IFUNC_OK)
         err = error_code(error_class_of(res->status),
-                         std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " + std::to_string(r->target) + ": " +
+                         std::string(op_name(r)) + " to rank " + std::to_string(r->target) + ": " +
                              ucx_ifunc_status_string(res->status) + " (" + res->message + ")" +
                              (r->count > 1 ? "; it was one of a bundle of " + std::to_string(r->count) +
                                                  " (XRDMA_BUNDLE): those behind it did not run"
@@ -261,7 +264,7 @@ __attribute__((noinline, cold)) int unreachable(Window *w, const Xop &x)
 int refused(OpRecord *r, ucx_ifunc_status_t st, MPI_Request *request, MPI_Request req)
 {
     r->w->pending[size_t(r->target)] -= r->count;
-    const int err = error_code(error_class_of(st), std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " +
+    const int err = error_code(error_class_of(st), std::string(op_name(r)) + " to rank " +
                                                        std::to_string(r->target) + ": " + ucx_ifunc_status_string(st));
     release_type(r);
     if (request) {

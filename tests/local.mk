@@ -57,3 +57,12 @@ check-mpi-layer: all $(MPI_LAYER_BINS) $(TEST_IFUNC_IMAGES)
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS='$(MPI_LAYER_TESTS)' check_PROGRAMS='$(MPI_LAYER_BINS)' \
 	  check_DATA='$(TEST_IFUNC_IMAGES) tests/install/staged.stamp'
 .PHONY: check-mpi-layer
+
+# What scripts/test's AddressSanitizer pass (build-asan/) runs: the suite
+# without the MPI tests' bitcode variants (tests/mpi/bitcode/), which repeat
+# the MPI layer's paths of the other variants with code the JIT compiled,
+# and that code is not instrumented; test_jit and the hetero test keep the
+# JIT path under ASan. The plain pass runs them all.
+check-asan:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(filter-out tests/mpi/bitcode/%,$(TESTS))'
+.PHONY: check-asan

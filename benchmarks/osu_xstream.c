@@ -14,9 +14,9 @@
  *   -b BYTES   data per operation (default 268435456: 256 MiB)
  *   -r REPS    timed pairs (default 5)
  *   --csv      CSV instead of text */
-#include <mpix_xrdma.h>
+#include "bench_common.h"  /* (first: it defines _GNU_SOURCE) */
 
-#include "bench_common.h"
+#include <mpix_xrdma.h>
 
 static long vm_hwm_kib(void)
 {

@@ -116,12 +116,16 @@ CLEANFILES += $(COLD_IMAGES) $(COLD_IMAGES:.xfn=.c)
 EXTRA_DIST += benchmarks/gen-cold-ifunc
 
 # The pointer chase; its AM baseline's worker is progressed by Open MPI's
-# progress engine (opal_progress_register, libopen-pal) like the X-RDMA layer.
+# progress engine (opal_progress_register, libopen-pal) like the X-RDMA layer
+# (under MPICH by the program's own wait).
 noinst_PROGRAMS += benchmarks/xrdma_pointer_chase
 benchmarks_xrdma_pointer_chase_SOURCES = benchmarks/xrdma_pointer_chase.c benchmarks/bench_common.h \
 	examples/chase_common.c examples/chase_common.h examples/xrdma_chase.h
 benchmarks_xrdma_pointer_chase_CPPFLAGS = $(OSU_BENCH_CPPFLAGS) -I$(top_srcdir)/examples
-benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD) -lopen-pal
+benchmarks_xrdma_pointer_chase_LDADD = $(OSU_BENCH_LDADD)
+if XRDMA_MPI_OPENMPI
+benchmarks_xrdma_pointer_chase_LDADD += -lopen-pal
+endif
 benchmarks_xrdma_pointer_chase_LDFLAGS = -no-install
 EXTRA_benchmarks_xrdma_pointer_chase_DEPENDENCIES = $(CHASE_IMAGES)
 CHASE_IMAGES = benchmarks/xchase_native.xfn benchmarks/xchase_bitcode.xfn
@@ -145,7 +149,8 @@ benchmarks_osu_pscw_latency_xrdma_SOURCES = benchmarks/osu_pscw_latency.c
 benchmarks_osu_pscw_latency_xrdma_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CPPFLAGS)
 benchmarks_osu_pscw_latency_xrdma_LDADD = $(OSU_BENCH_LDADD)
 benchmarks_osu_pscw_latency_xrdma_LDFLAGS = -no-install
-EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio
+EXTRA_DIST += benchmarks/drivers/pscw-ratio benchmarks/drivers/linked-ratio benchmarks/drivers/progress-thread-ratio benchmarks/drivers/knob-ratio \
+	benchmarks/drivers/tls-env
 # MPICH's RMA tests, plain and with XRDMA linked (benchmarks/drivers/mpich-rma
 # builds them from Debian's mpich source, fetched into the build directory).
 EXTRA_DIST += benchmarks/drivers/mpich-rma benchmarks/mpitestconf.h

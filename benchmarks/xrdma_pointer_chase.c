@@ -40,7 +40,9 @@
  * MPI_Barrier, where Open MPI's progress engine runs both the X-RDMA hook
  * and this program's UCP worker (registered with opal_progress_register),
  * yielding the core when idle if ranks outnumber cores (Open MPI's default
- * mpi_yield_when_idle); rank 0
+ * mpi_yield_when_idle); under MPICH, which has no such hook, they test an
+ * MPI_Ibarrier (XRDMA serves from its wrapper of MPI_Test) and progress the
+ * worker in turn, yielding as rank 0 does; rank 0
  * waits for an answer polling the way the X-RDMA layer's MPI_Win_flush does
  * (256 idle polls, or 1 when the ranks outnumber the cores, then
  * sched_yield). Every answer is checked against a sequential walk; the exit
@@ -60,11 +62,6 @@
 #include "chase_common.h"
 #include "xrdma_chase.h" /* struct chase_args: the ifunc's arguments and the AM's payload */
 
-/* Open MPI's progress engine (libopen-pal), declared here rather than
- * through opal's headers. */
-typedef int (*opal_progress_callback_t)(void);
-int opal_progress_register(opal_progress_callback_t cb);
-int opal_progress_unregister(opal_progress_callback_t cb);
 
 enum { MODE_GET, MODE_AM, MODE_NATIVE, MODE_BITCODE, MODE_MSG, NMODES };
 static const char *const mode_names[NMODES] = {"get", "am", "native", "bitcode", "msg"};
@@ -170,6 +167,37 @@ static void am_install(unsigned id)
 
 /* Open MPI's progress engine calls this while a rank waits in MPI. */
 static int am_progress_hook(void) { return (int)ucp_worker_progress(am.b.worker); }
+
+#ifdef OPEN_MPI
+/* Open MPI's progress engine (libopen-pal), declared here rather than
+ * through opal's headers. */
+typedef int (*opal_progress_callback_t)(void);
+int opal_progress_register(opal_progress_callback_t cb);
+int opal_progress_unregister(opal_progress_callback_t cb);
+static void am_serve_start(void) { opal_progress_register(am_progress_hook); }
+static void am_serve_stop(void) { opal_progress_unregister(am_progress_hook); }
+/* Ranks other than 0 serve in here (both the ifunc and the AM). */
+static void serve_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+#else
+static void am_serve_start(void) {}
+static void am_serve_stop(void) {}
+static void serve_barrier(void)
+{
+    MPI_Request r;
+    int done = 0;
+    unsigned idle = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    while (!done) {
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (am_progress_hook()) {
+            idle = 0;
+        } else if (++idle >= g_spin_before_yield) {
+            sched_yield();
+            idle = 0;
+        }
+    }
+}
+#endif
 
 /* ---- the four chases (rank 0, inside MPI_Win_lock_all) ------------------- */
 
@@ -377,7 +405,7 @@ int main(int argc, char **argv)
     am.npr = npr;
     am_install(AM_CHASE);
     am_install(AM_DONE);
-    opal_progress_register(am_progress_hook);
+    am_serve_start();
 
     MPIX_Ifunc f[2] = {MPIX_IFUNC_NULL, MPIX_IFUNC_NULL};
     if (o.modes[MODE_NATIVE] || o.modes[MODE_MSG]) 
@@ -399,7 +427,8 @@ int main(int argc, char **argv)
                    o.win_create ? "create" : "allocate");
             printf("# modes interleaved chase by chase, each measured chase after %d unmeasured one(s) of its mode;\n"
                    "# idle ranks wait in MPI_Barrier (Open MPI's progress engine runs the X-RDMA layer and the AM\n"
-                   "# handler's worker alike); rank 0 spins %u polls, then yields\n",
+                   "# handler's worker alike; MPICH: testing an MPI_Ibarrier, then the worker); rank 0 spins %u\n"
+                   "# polls, then yields\n",
                    o.settle, g_spin_before_yield);
         }
         fflush(stdout);
@@ -473,8 +502,7 @@ int main(int argc, char **argv)
             if (base_get) MPI_Win_unlock_all(win_get);
             MPI_Win_unlock_all(win);
         }
-        /* Ranks other than 0 serve in here (both the ifunc and the AM). */
-        MPI_Barrier(MPI_COMM_WORLD);
+        serve_barrier();
         MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
         uint64_t mine[4] = {base[npr], base[npr + 1], am.steps, am.forwards}, *all = NULL;
@@ -533,7 +561,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
 
-    opal_progress_unregister(am_progress_hook);
+    am_serve_stop();
     MPIX_Ifunc_free(&f[0]);
     MPIX_Ifunc_free(&f[1]);
     if (base_msg) MPI_Win_free(&win_msg);

@@ -1,18 +1,25 @@
 # fortran: the mpix_xrdma module (mpi_f08 style) in libmpix_xrdma_f08, with
 # its C side: f08_shim.c (descriptors and MPI_VAL handles to the C API) and
-# f08_interpose.c (Open MPI's Fortran bindings of the window calls routed
-# through XRDMA's). Built only when configure found an MPI Fortran compiler
-# with mpi_f08 (XRDMA_F08). The module file goes to $(includedir):
+# f08_interpose.c or f08_interpose_mpich.c (Open MPI's or MPICH's Fortran
+# bindings of the calls XRDMA interposes routed through XRDMA's). Built only
+# when configure found an MPI Fortran compiler with mpi_f08 (XRDMA_F08). The module file goes to $(includedir):
 # mpifort -I$prefix/include app.f90 -lmpix_xrdma_f08 (or pkg-config
 # mpix-xrdma-f08, or CMake's XRDMA::mpix_xrdma_f08). Man page:
 # mpix_xrdma_f08(3); example and test: examples/mpi_f08_xops.f90,
 # tests/fortran/local.mk.
-EXTRA_DIST += fortran/mpix_xrdma.f90 fortran/f08_shim.c fortran/f08_interpose.c \
+EXTRA_DIST += fortran/mpix_xrdma.f90 fortran/f08_shim.c fortran/f08_interpose.c fortran/f08_interpose_mpich.c \
 	fortran/mpix_xrdma_f08.3 examples/mpi_f08_xops.f90 examples/mpi_f08_ifunc.c fortran/mpix-xrdma-f08.pc.in
 dist_man_MANS += fortran/mpix_xrdma_f08.3
 if XRDMA_F08
 lib_LTLIBRARIES += libmpix_xrdma_f08.la
-libmpix_xrdma_f08_la_SOURCES = fortran/mpix_xrdma.f90 fortran/f08_shim.c fortran/f08_interpose.c
+libmpix_xrdma_f08_la_SOURCES = fortran/mpix_xrdma.f90 fortran/f08_shim.c
+# Neither MPI's mpi_f08 bindings call the C MPI_ functions the core
+# interposes: f08_interpose.c routes Open MPI's, f08_interpose_mpich.c MPICH's.
+if XRDMA_MPI_OPENMPI
+libmpix_xrdma_f08_la_SOURCES += fortran/f08_interpose.c
+else
+libmpix_xrdma_f08_la_SOURCES += fortran/f08_interpose_mpich.c
+endif
 libmpix_xrdma_f08_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ompi_ext/xrdma/c $(MPI_CPPFLAGS)
 libmpix_xrdma_f08_la_FCFLAGS = -J fortran -Wall $(MPI_FCFLAGS)
 libmpix_xrdma_f08_la_LIBADD = libmpix_xrdma_core.la libmpix_xrdma.la $(MPI_FLIBS)

@@ -33,9 +33,20 @@ libmpix_xrdma_core_la_SOURCES = \
 	ompi_ext/xrdma/core/op_target.cc ompi_ext/xrdma/core/ops.cc \
 	ompi_ext/xrdma/core/stream.cc ompi_ext/xrdma/core/stream.h ompi_ext/xrdma/core/op_view.h \
 	ompi_ext/xrdma/core/ifunc.cc ompi_ext/xrdma/core/pmpi.cc \
-	ompi_ext/xrdma/core/progress_hook.cc \
-	ompi_ext/xrdma/core/osc_flush.cc ompi_ext/xrdma/core/osc_flush.h \
-	ompi_ext/xrdma/core/osc_table.c ompi_ext/xrdma/core/osc_table.h
+	ompi_ext/xrdma/core/mpi_impl.h ompi_ext/xrdma/core/osc_flush.h
+# What one MPI implementation needs beyond the standard (mpi_impl.h): one
+# set of files per MPI, chosen by configure --with-mpi.
+if XRDMA_MPI_MPICH
+libmpix_xrdma_core_la_SOURCES += \
+	ompi_ext/xrdma/core/mpi_mpich.cc ompi_ext/xrdma/core/mpi_mpich.h ompi_ext/xrdma/core/pmpi_mpich.cc
+else
+libmpix_xrdma_core_la_SOURCES += \
+	ompi_ext/xrdma/core/mpi_openmpi.cc ompi_ext/xrdma/core/progress_hook.cc \
+	ompi_ext/xrdma/core/osc_flush.cc ompi_ext/xrdma/core/osc_table.c ompi_ext/xrdma/core/osc_table.h
+endif
+EXTRA_DIST += ompi_ext/xrdma/core/mpi_mpich.cc ompi_ext/xrdma/core/mpi_mpich.h \
+	ompi_ext/xrdma/core/pmpi_mpich.cc ompi_ext/xrdma/core/mpi_openmpi.cc ompi_ext/xrdma/core/progress_hook.cc \
+	ompi_ext/xrdma/core/osc_flush.cc ompi_ext/xrdma/core/osc_table.c ompi_ext/xrdma/core/osc_table.h
 libmpix_xrdma_core_la_CPPFLAGS = $(MPIX_XRDMA_CPPFLAGS)
 # Calls into the plugin and the other libraries through the GOT, without a
 # PLT stub's jump each: the target side calls xrdma_rank() and

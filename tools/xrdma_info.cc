@@ -71,6 +71,10 @@ bool print_version()
            hwloc_version_string(hwloc_get_api_version()).c_str(),
            hwloc_version_string(HWLOC_API_VERSION).c_str());
     printf("# clang %s\n", XRDMA_CLANG);
+    // The MPI layer serves one MPI (configure --with-mpi); the flush skip
+    // needs Open MPI's one-sided component table (xrdma(7), MPI LIBRARIES).
+    printf("# MPI: built for %s %s (%s); XRDMA_FLUSH_SKIP %s\n", XRDMA_MPI_NAME, XRDMA_MPI_VERSION, XRDMA_MPICC,
+           XRDMA_HAVE_OSC_TABLE ? "takes effect" : "has no effect (no Open MPI component table to wrap)");
     return true;
 }
 

@@ -28,6 +28,6 @@ root=$stage$prefix
 # in this order, so XRDMA's MPI_Init and MPI_Win_* are the ones called.
 core_before_libmpi()
 {
-    readelf -d "$1" | awk '/NEEDED/ { if ($0 ~ /libmpix_xrdma_core\.so/ && !c) c = NR; if ($0 ~ /libmpi\.so/ && !m) m = NR }
+    readelf -d "$1" | awk '/NEEDED/ { if ($0 ~ /libmpix_xrdma_core\.so/ && !c) c = NR; if ($0 ~ /libmpi(ch)?\.so/ && !m) m = NR }
                            END { exit !(c && (!m || c < m)) }'
 }

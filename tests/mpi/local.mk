@@ -266,3 +266,12 @@ tests_mpi_test_peer_death_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_test_peer_death_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_test_peer_death_LDFLAGS = -no-install
 CONFIG_TESTS += tests/mpi/peer_death-np3-tcp.mpitest
+
+# MPI-4's large-count window calls (MPI_Win_allocate_c ...) make XRDMA
+# windows too; skipped under an MPI-3 library (Open MPI 4.1).
+check_PROGRAMS += tests/mpi/test_large_count
+tests_mpi_test_large_count_SOURCES = tests/mpi/test_large_count.c tests/mpi/mpitest.h
+tests_mpi_test_large_count_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_test_large_count_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_test_large_count_LDFLAGS = -no-install
+CONFIG_TESTS += tests/mpi/large_count-np2-shm.mpitest tests/mpi/large_count-np3-tcp.mpitest

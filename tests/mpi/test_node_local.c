@@ -25,7 +25,10 @@
 
 #define CELLS 64
 #define LOG 512
-#define WORDS (CELLS + 1 + LOG + 64)
+/* (An even count: MPICH 4.0.2's own MPI_Get from a node peer's
+ * MPI_Win_allocate window whose size is not a multiple of 16 bytes reads 8
+ * bytes before the displacement asked for.) */
+#define WORDS (CELLS + 1 + LOG + 65)
 
 static int rank, size, expect_local;
 static int64_t *base;
@@ -306,8 +309,10 @@ int main(int argc, char **argv)
     CHECK(after == 0, "%d node peers' window segments still mapped after MPI_Win_free (%d before)", after, during);
     /* Locally run code attached the peers' segments (allocate windows over
      * shared memory: osc ucx puts them in System V segments; its own RMA
-     * may map them too, so this counts at least one mapping per peer). */
-    if (expect_local && !shared)
+     * may map them too, so this counts at least one mapping per peer).
+     * MPICH maps its node's window memory in every process itself (no
+     * System V segment: nothing to attach). */
+    if (expect_local && !shared && own >= 0)
         CHECK(during >= size - 1, "%d mappings of %d node peers' window segments while in use", during, size - 1);
     free(ids);
     MPIX_Ifunc *all[] = {&f_acc,          &f_append, &f_fwd,       &f_where,      &f_acc_pinned,

@@ -2,7 +2,7 @@
  * (created and allocated, alive at once) all succeed, XRDMA prints nothing
  * (run-mpitest checks the output), and they are freed. X-operations on every
  * one of them land (one plugin context serves them all: no limit on windows
- * alive but memory). argv[1] "many": 10 000 windows (MPI_Win_create: each
+ * alive but memory). argv[1] "many": 10 000 windows, 2000 under MPICH (MPI_Win_create: each
  * MPI_Win_allocate of Open MPI's osc ucx is a System V segment, and a node
  * has 4 096), each with X-operations. An X-op on a window created past
  * XRDMA (PMPI_Win_allocate) says that XRDMA is not interposed on it.
@@ -20,11 +20,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int many = argc > 2 && strcmp(argv[1], "many") == 0;
-    const int NWIN = many ? 10000 : 300;
+#ifdef MPICH_VERSION
+    /* MPICH allows a process 2048 communicators, and each window holds one
+     * (MPICH's own, with or without XRDMA). */
+    const int NMANY = 2000;
+#else
+    const int NMANY = 10000;
+#endif
+    const int NWIN = many ? NMANY : 300;
     MPIX_Ifunc acc;
     CHECK(MPIX_Ifunc_load(argv[argc - 1], "accumulate", &acc) == MPI_SUCCESS, "load accumulate");
 
-    mt_section(many ? "10000 windows alive at once" : "300 windows alive at once");
+    mt_section(many ? "many windows alive at once" : "300 windows alive at once");
     MPI_Win *win = calloc((size_t)NWIN, sizeof(MPI_Win));
     int64_t (*created)[4] = calloc((size_t)NWIN, sizeof(*created));
     int64_t **mem = calloc((size_t)NWIN, sizeof(int64_t *));

@@ -49,6 +49,12 @@ expect "-v UCX built against" 'built against 1\.13'
 expect "-v LLVM version" '^# LLVM version 14\.'
 expect "-v XRDMA version" '^# XRDMA version [0-9]'
 expect "-v hwloc version" '^# hwloc version [0-9]'
+# The MPI the build is for (configure --with-mpi), and whether the flush
+# skip can take effect with it.
+case ${XRDMA_MPI:-openmpi} in
+    mpich) expect "-v MPI" '^# MPI: built for MPICH 4\..*XRDMA_FLUSH_SKIP has no effect' ;;
+    *) expect "-v MPI" '^# MPI: built for Open MPI 4\.' ;;
+esac
 
 # No option means -v -d: versions and transports.
 run

@@ -26,5 +26,14 @@ CONFIG_TESTS += \
 	tests/python/chase-np2-tcp.pytest tests/python/chase-np3-shm.pytest \
 	tests/python/ctarget-np3-shm.pytest tests/python/ctarget-np2-tcp.pytest \
 	tests/python/compile_cache-np4-shm.pytest
-TESTS += tests/python/test_install.sh tests/python/test_interpreter.sh tests/python/test_empty_image.sh
+PYTHON_LAYER_TESTS = tests/python/test_install.sh tests/python/test_interpreter.sh tests/python/test_empty_image.sh
+TESTS += $(PYTHON_LAYER_TESTS)
+endif
+# No mpi4py for the MPI XRDMA is built for (MPICH: Debian's python3-mpi4py
+# is built for Open MPI only): the Python tests are skipped, saying why.
+EXTRA_DIST += tests/python/test_skipped.sh
+if XRDMA_PYTHON_SKIPPED
+PYTHON_LAYER_TESTS = tests/python/test_skipped.sh
+TESTS += $(PYTHON_LAYER_TESTS)
+AM_TESTS_ENVIRONMENT += XRDMA_PYTHON_SKIP='$(XRDMA_PYTHON_SKIP)'; export XRDMA_PYTHON_SKIP;
 endif

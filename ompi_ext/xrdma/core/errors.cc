@@ -1,4 +1,5 @@
 #include "errors.h"
+#include "mpi_impl.h"
 
 #include "core_api.h"
 
@@ -138,10 +139,9 @@ int error_code(int cls, const std::string &message)
     auto it = g_codes.find(key);
     if (it != g_codes.end()) return it->second;
     if (g_codes.size() >= kMaxCodes) return class_code(cls);
-    int code;
-    if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return class_code(cls);
     std::string text = as_text(message, MPI_MAX_ERROR_STRING - 1);
-    MPI_Add_error_string(code, const_cast<char *>(text.c_str()));
+    const int code = mpi_error_code(cls, text);
+    if (code == cls) return class_code(cls);
     g_codes.emplace(key, code);
     return code;
 }

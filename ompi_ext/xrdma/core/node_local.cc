@@ -1,6 +1,7 @@
 #include "node_local.h"
 
 #include "group.h"
+#include "mpi_impl.h"
 #include "op_view.h"
 #include "runtime.h"
 #include "window.h"
@@ -12,10 +13,8 @@
 #include <sched.h>
 
 #include <cerrno>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <unordered_map>
 
@@ -34,7 +33,7 @@ struct NodeOffer {
     uint32_t win;
     int32_t target;     // the answering process's world rank
     int32_t ok;         // 1: it offers its window memory and its lock; 0: not (messages only)
-    int32_t shmid;      // System V segment of the memory; -1: MPI_Win_shared_query maps it
+    int32_t shmid;      // segment of the memory (mpi_window_memory_offer()); -1: MPI_Win_shared_query maps it
     int32_t disp_unit;
     uint64_t offset;    // of the window base in that segment
     uint64_t bytes;
@@ -49,57 +48,6 @@ NodeLock *g_own_lock = nullptr;
 unsigned g_node_waiting = 0;
 
 namespace {
-
-// Whether [base, base+bytes) of this process lies in memory other processes
-// can map, read from /proc/self/maps: a System V segment (osc ucx places
-// MPI_Win_allocate memory in one: the mapping is "/SYSV<key> (deleted)",
-// shared, its inode is the shmid) or another shared mapping (osc sm's file;
-// @p shmid -1: peers ask MPI_Win_shared_query).
-bool find_shared(const void *base, uint64_t bytes, int *shmid, uint64_t *offset, std::string *why)
-{
-    const uintptr_t a = reinterpret_cast<uintptr_t>(base);
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-        uintptr_t lo, hi;
-        char perms[8] = {0};
-        unsigned long long off, inode;
-        char dev[32];
-        int pos = 0;
-        if (sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %7s %llx %31s %llu %n", &lo, &hi, perms, &off, dev,
-                   &inode, &pos) < 6)
-            continue;
-        if (a < lo || a >= hi) continue;
-        std::string path = line.substr(size_t(pos));
-        if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 's') {
-            *why = "window memory is not shared with other processes (" + std::string(perms) + " " +
-                   (path.empty() ? "anonymous" : path) + ")";
-            return false;
-        }
-        if (path.rfind("/SYSV", 0) != 0) {  // shared otherwise (osc sm): MPI_Win_shared_query maps it
-            *shmid = -1;
-            return true;
-        }
-        if (a + bytes > hi) {
-            *why = "the window extends past its segment's mapping";
-            return false;
-        }
-        struct shmid_ds ds {};
-        if (shmctl(int(inode), IPC_STAT, &ds) != 0) {
-            *why = "shmctl(" + std::to_string(inode) + "): " + strerror(errno);
-            return false;
-        }
-        *shmid = int(inode);
-        *offset = a - lo + off;
-        if (*offset + bytes > ds.shm_segsz) {
-            *why = "the segment is smaller than the window";
-            return false;
-        }
-        return true;
-    }
-    *why = "window base not found in /proc/self/maps";
-    return false;
-}
 
 // MPI_Win_shared_query without the window's error handler (a component
 // may not offer it for MPI_Win_allocate windows).
@@ -182,7 +130,7 @@ NodeOffer offer_of(const Window *w)
     else if (w->kind == WinKind::shared)
         o.ok = 1;  // MPI_Win_shared_query maps it (shmid -1)
     else if (w->kind == WinKind::allocated)
-        o.ok = find_shared(w->base, o.bytes, &o.shmid, &o.offset, &why);
+        o.ok = mpi_window_memory_offer(w->win, w->base, o.bytes, &o.shmid, &o.offset, &why);
     else
         why = "MPI_Win_create and dynamic window memory is the process's own";
     if (o.ok && !own_lock()) {
@@ -400,27 +348,20 @@ char *NodeLocal::attach(int r)
         p.state = PeerWindow::refused;
         return nullptr;
     }
-    void *a = shmat(p.shmid, nullptr, 0);
-    struct shmid_ds ds {};
-    if (a == reinterpret_cast<void *>(-1) || shmctl(p.shmid, IPC_STAT, &ds) != 0 ||
-        p.offset + p.bytes > ds.shm_segsz) {
-        XRDMA_DEBUG("rank %d's window (System V segment %d) cannot be mapped here: %s; its X-ops travel as "
-                    "messages",
-                    r, p.shmid, a == reinterpret_cast<void *>(-1) ? strerror(errno) : "segment too small");
-        if (a != reinterpret_cast<void *>(-1)) shmdt(a);
+    std::string why;
+    p.base = mpi_window_memory_map(p.shmid, p.offset, p.bytes, &p.attached, &why);
+    if (!p.base) {
+        XRDMA_DEBUG("rank %d's window cannot be mapped here: %s; its X-ops travel as messages", r, why.c_str());
         p.state = PeerWindow::refused;
         return nullptr;
     }
-    p.attached = a;
-    p.base = static_cast<char *>(a) + p.offset;
     p.state = PeerWindow::mapped;
     return p.base;
 }
 
 NodeLocal::~NodeLocal()
 {
-    for (PeerWindow &p : peers_)
-        if (p.attached) shmdt(p.attached);
+    for (PeerWindow &p : peers_) mpi_window_memory_release(p.attached);
 }
 
 }  // namespace xrdma::mpi

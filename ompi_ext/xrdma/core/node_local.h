@@ -9,7 +9,7 @@
 // MPI_Win_allocate_shared memory, node peers in its group) the origin asks
 // each node peer of the window, in one round (NodeQuery, on the MPI layer's
 // own active-message id), and waits for the answers; each answers with what
-// it offers (NodeOffer: its window's System V segment and offset, its lock),
+// it offers (NodeOffer: its window's segment and offset, mpi_impl.h; its lock),
 // once the window exists there. A target asks too, without waiting, when a
 // function running there first forwards to a node peer: that forward
 // travels as a message, later ones continue where the data is mapped. A
@@ -38,9 +38,9 @@ struct PeerWindow {
     char *base = nullptr;  // mapped address of its window base
     uint64_t bytes = 0;
     int disp_unit = 1;
-    int shmid = -1;        // System V segment holding it (MPI_Win_allocate); -1: MPI_Win_shared_query
+    int shmid = -1;        // segment holding it (MPI_Win_allocate, mpi_impl.h); -1: MPI_Win_shared_query
     uint64_t offset = 0;   // of the window base in that segment
-    void *attached = nullptr;  // our shmat() of it, detached with the window
+    void *attached = nullptr;  // our mapping of it (mpi_window_memory_map()), released with the window
     int lock_shmid = -1;   // its process's lock segment
     NodeLock *lock = nullptr;  // that lock, mapped here
 };

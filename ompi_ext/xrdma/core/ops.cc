@@ -5,6 +5,7 @@
 #include "bundle.h"
 #include "datatype.h"
 #include "errors.h"
+#include "mpi_impl.h"
 #include "op_wire.h"
 #include "runtime.h"
 #include "stream.h"
@@ -48,6 +49,9 @@ struct OpRecord {
     bool pushed = false;       // the target writes the Xget's reply into the origin buffer (kReplyStream)
     unsigned count = 1;        // X-ops it stands for: more for a bundle (bundle.h)
 };
+
+// The call that made X-op @p r.
+const char *op_name(const OpRecord *r) { return op_name(r->op, r->request != MPI_REQUEST_NULL); }
 
 // Records of finished operations, reused (all under Runtime::mu): a stream
 // of X-operations allocates nothing. Request-backed records are freed by
@@ -112,7 +116,7 @@ __attribute__((noinline)) void op_done_full(const ucx_ifunc_result_t *res, OpRec
     int err = MPI_SUCCESS;
     if (res->status != UCX_IFUNC_OK)
         err = error_code(error_class_of(res->status),
-                         std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " + std::to_string(r->target) + ": " +
+                         std::string(op_name(r)) + " to rank " + std::to_string(r->target) + ": " +
                              ucx_ifunc_status_string(res->status) + " (" + res->message + ")" +
                              (r->count > 1 ? "; it was one of a bundle of " + std::to_string(r->count) +
                                                  " (XRDMA_BUNDLE): those behind it did not run"
@@ -163,7 +167,7 @@ int greq_query(void *extra, MPI_Status *status)
     status->MPI_SOURCE = r->target;
     status->MPI_TAG = MPI_UNDEFINED;
     status->MPI_ERROR = r->error;
-    return r->error;
+    return mpi_grequest_query_result(r->request, r->error);
 }
 int greq_free(void *extra)
 {
@@ -260,7 +264,7 @@ __attribute__((noinline, cold)) int unreachable(Window *w, const Xop &x)
 int refused(OpRecord *r, ucx_ifunc_status_t st, MPI_Request *request, MPI_Request req)
 {
     r->w->pending[size_t(r->target)] -= r->count;
-    const int err = error_code(error_class_of(st), std::string(op_name(r->op, r->request != MPI_REQUEST_NULL)) + " to rank " +
+    const int err = error_code(error_class_of(st), std::string(op_name(r)) + " to rank " +
                                                        std::to_string(r->target) + ": " + ucx_ifunc_status_string(st));
     release_type(r);
     if (request) {

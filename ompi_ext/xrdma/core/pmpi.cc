@@ -3,6 +3,7 @@
 // X-operations (remote completion: the function ran, the reply landed) and
 // reports their first error through the window's error handler.
 #include "errors.h"
+#include "mpi_impl.h"
 #include "runtime.h"
 #include "window.h"
 
@@ -46,12 +47,19 @@ int flush_call(MPI_Win win, int target, Fn real)
     return sync_result(win, rc, window_complete(win, target));
 }
 
-int after_create(int rc, MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint size, int disp_unit,
-                 MPI_Info info)
+// A window's creation: creation synchronises (mpi_impl.h), then MPI's call
+// @p real, then XRDMA's set-up; the window's memory is *@p base once
+// @p real returned (nullptr: a dynamic window).
+template <typename Fn>
+int create_call(MPI_Comm comm, MPI_Win *win, WinKind kind, void *const *base, MPI_Aint size, MPI_Aint disp_unit,
+                MPI_Info info, Fn real)
 {
+    int rc = mpi_meet(comm);
+    if (rc == MPI_SUCCESS) rc = real();
     if (rc != MPI_SUCCESS) return rc;
     errors_init();
-    return window_setup(win, comm, kind, base, size, disp_unit, info);
+    mpi_window_created(*win, comm);
+    return window_setup(*win, comm, kind, base ? *base : nullptr, size, disp_unit, info);
 }
 
 }  // namespace
@@ -83,27 +91,49 @@ int MPI_Finalize(void)
 
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-    return after_create(rc, *win, comm, WinKind::created, base, size, disp_unit, info);
+    return create_call(comm, win, WinKind::created, &base, size, disp_unit, info,
+                       [&] { return PMPI_Win_create(base, size, disp_unit, info, comm, win); });
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-    return after_create(rc, *win, comm, WinKind::allocated, *static_cast<void **>(baseptr), size, disp_unit, info);
+    return create_call(comm, win, WinKind::allocated, static_cast<void **>(baseptr), size, disp_unit, info,
+                       [&] { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); });
 }
 
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                             MPI_Win *win)
 {
-    int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-    return after_create(rc, *win, comm, WinKind::shared, *static_cast<void **>(baseptr), size, disp_unit, info);
+    return create_call(comm, win, WinKind::shared, static_cast<void **>(baseptr), size, disp_unit, info,
+                       [&] { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); });
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms make the same windows (disp_unit an MPI_Aint).
+int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    return create_call(comm, win, WinKind::created, &base, size, disp_unit, info,
+                       [&] { return PMPI_Win_create_c(base, size, disp_unit, info, comm, win); });
+}
+
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    return create_call(comm, win, WinKind::allocated, static_cast<void **>(baseptr), size, disp_unit, info,
+                       [&] { return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win); });
+}
+
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                              MPI_Win *win)
+{
+    return create_call(comm, win, WinKind::shared, static_cast<void **>(baseptr), size, disp_unit, info,
+                       [&] { return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win); });
+}
+#endif
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    int rc = PMPI_Win_create_dynamic(info, comm, win);
-    return after_create(rc, *win, comm, WinKind::dynamic, nullptr, 0, 1, info);
+    return create_call(comm, win, WinKind::dynamic, nullptr, 0, 1, info,
+                       [&] { return PMPI_Win_create_dynamic(info, comm, win); });
 }
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
@@ -138,8 +168,12 @@ int MPI_Win_free(MPI_Win *win)
     // Open MPI's and MPICH's alike: their osc components end with a barrier),
     // so that X-ops others made before they entered still find it here.
     int err = window_release(w);
-    int rc = PMPI_Win_free(win);
-    if (rc == MPI_SUCCESS) window_forget(w);
+    int rc = mpi_window_meet(w);
+    if (rc == MPI_SUCCESS) rc = PMPI_Win_free(win);
+    if (rc == MPI_SUCCESS) {
+        window_forget(w);
+        mpi_window_freed(w);
+    }
     if (rc == MPI_SUCCESS && err != MPI_SUCCESS) {
         // The window is gone: report through the communicator's handler.
         MPI_Comm_call_errhandler(MPI_COMM_WORLD, err);
@@ -174,7 +208,10 @@ int MPI_Win_unlock_all(MPI_Win win)
 }
 int MPI_Win_fence(int assert_, MPI_Win win)
 {
-    return sync_call(win, -1, [&] { return PMPI_Win_fence(assert_, win); });
+    return sync_call(win, -1, [&] {
+        const int rc = mpi_window_meet(win);
+        return rc != MPI_SUCCESS ? rc : PMPI_Win_fence(assert_, win);
+    });
 }
 // A PSCW target waits here while its origins complete their X-ops on it.
 // osc ucx's MPI_Win_wait spins on its own worker without Open MPI's progress

@@ -6,6 +6,7 @@
 #include "xrdma_common/log.h"
 #include "op_wire.h"
 #include "group.h"
+#include "mpi_impl.h"
 #include "window.h"
 #include "xrdma_common/hot.h"
 
@@ -17,10 +18,6 @@
 #include <time.h>
 
 namespace xrdma::mpi {
-
-// progress_hook.cc: Open MPI's progress engine calls try_progress().
-void progress_hook_register();
-void progress_hook_unregister();
 
 namespace {
 
@@ -44,11 +41,22 @@ void pin_to_last_pu()
     }
     hwloc_topology_destroy(topo);
 }
+// XRDMA's own UCP context reads XRDMA_UCX_<NAME> over UCX_<NAME>, so that it
+// may use other transports than the MPI's UCX (which reads UCX_<NAME> only).
+constexpr const char *kUcxEnvPrefix = "XRDMA";
+
+// The UCX setting NAME (without "UCX_") as XRDMA's context sees it, or null.
+const char *ucx_env(const char *name)
+{
+    const char *v = getenv((std::string(kUcxEnvPrefix) + "_UCX_" + name).c_str());
+    return v ? v : getenv((std::string("UCX_") + name).c_str());
+}
+
 // Whether UCX_TLS lets UCX use its shared-memory (mm) transports: UCX warns
 // about settings for transports it did not load.
 bool shared_memory_selected()
 {
-    const char *tls = getenv("UCX_TLS");
+    const char *tls = ucx_env("TLS");
     if (!tls || !*tls) return true;
     bool exclude = tls[0] == '^';
     std::string list = exclude ? tls + 1 : tls;
@@ -101,9 +109,9 @@ int Runtime::start()
     while (elem < warm_op) elem *= 2;
     const std::string elem_size = std::to_string(elem);
     ucp_config_t *cfg = nullptr;
-    if (ucp_config_read(nullptr, nullptr, &cfg) != UCS_OK) cfg = nullptr;
-    if (cfg && elem > 128 && shared_memory_selected() && !getenv("UCX_MM_FIFO_ELEM_SIZE") &&
-        !getenv("UCX_POSIX_FIFO_ELEM_SIZE") && !getenv("UCX_SYSV_FIFO_ELEM_SIZE") &&
+    if (ucp_config_read(kUcxEnvPrefix, nullptr, &cfg) != UCS_OK) cfg = nullptr;
+    if (cfg && elem > 128 && shared_memory_selected() && !ucx_env("MM_FIFO_ELEM_SIZE") &&
+        !ucx_env("POSIX_FIFO_ELEM_SIZE") && !ucx_env("SYSV_FIFO_ELEM_SIZE") &&
         ucp_config_modify(cfg, "MM_FIFO_ELEM_SIZE", elem_size.c_str()) != UCS_OK)
         XRDMA_DEBUG("UCX has no MM_FIFO_ELEM_SIZE: left as it is");
     ucs_status_t st = ucp_init(&p, cfg, &ucp);
@@ -161,7 +169,7 @@ int Runtime::start()
         return MPI_ERR_OTHER;
     }
     progress_ctx_ = ctx;
-    progress_hook_register();
+    mpi_progress_start();  // (MPI serves X-ops from here on: mpi_impl.h)
     std::string exec = config_get("XRDMA_EXEC");
     if (exec != "auto" && exec != "target")
         XRDMA_WARN("XRDMA_EXEC=%s is neither auto nor target: using auto", exec.c_str());
@@ -188,9 +196,9 @@ void Runtime::stop()
     if (!started_) return;
     bundle_flush_if_any();  // (its window was not freed: it goes like the X-ops sent before it)
     progress_ctx_ = nullptr;
-    progress_hook_unregister();
+    mpi_progress_stop();
     if (config_get_ull("XRDMA_STATS")) print_stats();
-    for (auto &kv : windows) XRDMA_WARN("window %p was not freed before MPI_Finalize", (void *)kv.first);
+    for (auto &kv : windows) XRDMA_WARN("window %#llx was not freed before MPI_Finalize", mpi_handle(kv.first));
     // (Windows still alive are abandoned: nothing reaches them from here on.)
     ifuncs_release();
     ucx_ifunc_context_destroy(ctx);
@@ -277,7 +285,9 @@ ucp_ep_h Runtime::connect(int world)
 unsigned Runtime::progress(bool waiting)
 {
     if (!one_thread_.load(std::memory_order_relaxed)) app_progress_.fetch_add(1, std::memory_order_relaxed);
-    return progress_locked(waiting);
+    const unsigned n = progress_locked(waiting);
+    if (!n) mpi_progress_idle();
+    return n;
 }
 
 void Runtime::ifuncs_release()

@@ -135,6 +135,8 @@ public:
     bool lock_needed() const { return !one_thread_.load(std::memory_order_relaxed); }
     // The windows changed (caller holds mu): what remembers one found last forgets it.
     void windows_changed();
+    // Whether a window is alive in this process (it has X-ops to serve).
+    bool has_windows() const { return !no_windows_.load(std::memory_order_relaxed); }
 
 private:
     bool started_ = false;
@@ -182,10 +184,5 @@ public:
 private:
     std::recursive_mutex *mu_;
 };
-
-// progress_hook.cc: whether opal_progress() yields the processor when it
-// found nothing to do (mpirun --mca mpi_yield_when_idle); returns the setting
-// it replaces.
-bool progress_yield_when_idle(bool yield);
 
 }  // namespace xrdma::mpi

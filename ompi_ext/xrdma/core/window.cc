@@ -9,6 +9,7 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <sched.h>
 #include <unordered_map>
@@ -84,7 +85,7 @@ std::string window_refusal(uint32_t id)
     return it == g_refused.end() ? std::string() : it->second;
 }
 
-int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, int disp_unit,
+int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes, MPI_Aint disp_unit,
                  MPI_Info info)
 {
     Runtime &rt = Runtime::get();
@@ -101,7 +102,7 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
     const bool dynamic = kind == WinKind::dynamic;
     w->base = dynamic ? nullptr : static_cast<char *>(base);
     w->bytes = dynamic ? 0 : bytes;
-    w->disp_unit = dynamic ? 1 : disp_unit;
+    w->disp_unit = dynamic ? 1 : int(disp_unit);
     Group *g = group_of(comm);  // (collective at the first window of its group only; starts the runtime)
     w->exec_auto = exec_auto_for(info, rt.exec_auto);
     w->group = g;
@@ -116,6 +117,9 @@ int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint 
         w->unusable = "set-up failed on purpose in rank " + std::to_string(w->rank) +
                       " of the window (XRDMA_DEBUG_WINDOW_FAIL=" + knob + ")";
     }
+    if (w->unusable.empty() && disp_unit > INT_MAX)  // (MPI_Win_allocate_c and co. take any MPI_Aint)
+        w->unusable = "its disp_unit " + std::to_string(disp_unit) + " in rank " + std::to_string(w->rank) +
+                      " is larger than XRDMA takes (" + std::to_string(INT_MAX) + ")";
     if (w->unusable.empty() && rt.by_id.count(w->id))
         w->unusable = "more than " + std::to_string(kSeqMask + 1) +
                       " windows of one communicator's processes alive at once";

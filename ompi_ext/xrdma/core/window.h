@@ -125,7 +125,7 @@ struct Window {
 // at the first window of @p comm's group, group.h). Info key "xrdma_exec"
 // ("auto" or "target") overrides XRDMA_EXEC for it.
 int window_setup(MPI_Win win, MPI_Comm comm, WinKind kind, void *base, MPI_Aint bytes,
-                 int disp_unit, MPI_Info info);
+                 MPI_Aint disp_unit, MPI_Info info);
 // Complete every X-op this process has in flight on the window, before
 // MPI_Win_free (MPI_SUCCESS or the first error they reported); its flushes
 // go to the component again (osc_flush.h) while the component exists.

@@ -168,9 +168,13 @@ __attribute__((unused)) static void osu_parse(int argc, char **argv, struct osu_
     }
 }
 
+/* The transport of the X-operations: XRDMA's UCX context reads
+ * XRDMA_UCX_TLS over UCX_TLS (under MPICH on one host scripts/mpi-launch
+ * puts only XRDMA's context on TCP that way). */
 static const char *osu_tls(void)
 {
-    const char *t = getenv("UCX_TLS");
+    const char *t = getenv("XRDMA_UCX_TLS");
+    if (!t || !*t) t = getenv("UCX_TLS");
     if (!t) return "default";
     if (strstr(t, "tcp")) return "tcp";
     if (strstr(t, "sm") || strstr(t, "posix") || strstr(t, "sysv")) return "shm";

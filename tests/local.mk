@@ -28,6 +28,7 @@ include tests/soak/local.mk
 include tests/sanitize/local.mk
 include tests/ompi_ext/local.mk
 include tests/docs/local.mk
+include tests/scripts/local.mk
 include tests/scale/local.mk
 include tests/benchmarks/local.mk
 include tests/apps-hpcc/local.mk

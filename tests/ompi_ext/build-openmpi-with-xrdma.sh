@@ -62,7 +62,8 @@ step_log=
 run_step() {  # run_step NAME COMMAND...: runs COMMAND with output to logs/NAME.log
     local name=$1; shift
     step_log=$logs/$name.log
-    local t0=$(date +%s)
+    local t0
+    t0=$(date +%s)
     printf '[%s] %-16s ... ' "$(date +%H:%M:%S)" "$name"
     if "$@" >"$step_log" 2>&1; then
         local dt=$(( $(date +%s) - t0 ))
